@@ -1,0 +1,143 @@
+"""Results: the error model shared by every front end.
+
+A ``Result`` has the shape of a KRM functions-spec result (kyaml ``framework.Result``):
+severity, message, resource reference, field path, file path and document index.
+``RenderError`` is the one expected, user-fixable failure; any other exception is a bug.
+
+Mirrors: sigs.k8s.io/kustomize/kyaml/fn/framework result.go (shape only).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, replace
+from typing import Any
+
+
+class Severity(str, enum.Enum):
+    """How bad a result is; only ``error`` changes the exit code."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+@dataclass(frozen=True)
+class ResourceRef:
+    """Identifies the object a result is about."""
+
+    api_version: str = ""
+    kind: str = ""
+    name: str = ""
+    namespace: str = ""
+
+    @classmethod
+    def of(cls, obj: Any) -> ResourceRef:
+        """Build a reference from a plain Kubernetes object dict (tolerates junk)."""
+        if not isinstance(obj, dict):
+            return cls()
+        meta = obj.get("metadata")
+        meta = meta if isinstance(meta, dict) else {}
+        return cls(
+            api_version=_str(obj.get("apiVersion")),
+            kind=_str(obj.get("kind")),
+            name=_str(meta.get("name")),
+            namespace=_str(meta.get("namespace")),
+        )
+
+    def short(self) -> str:
+        """``Kind/name`` (or ``Kind/namespace/name``) for one-line messages."""
+        kind = self.kind or "<unknown kind>"
+        name = self.name or "<unnamed>"
+        return f"{kind}/{name}"
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+@dataclass(frozen=True)
+class Result:
+    """One problem or note, in the kyaml result shape."""
+
+    message: str
+    severity: Severity = Severity.ERROR
+    resource: ResourceRef | None = None
+    field: str = ""
+    file: str = ""
+    index: int | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    def with_source(self, file: str, index: int | None) -> Result:
+        """Attach the file path and document index the object came from."""
+        return replace(self, file=file or self.file, index=self.index if index is None else index)
+
+    def with_resource(self, resource: ResourceRef) -> Result:
+        return replace(self, resource=self.resource or resource)
+
+    def line(self) -> str:
+        """``file:doc: [severity] Kind/name field: message`` (pre-commit and CLI format)."""
+        parts: list[str] = []
+        if self.file:
+            location = self.file if self.index is None else f"{self.file}:{self.index}"
+            parts.append(f"{location}:")
+        parts.append(f"[{self.severity.value}]")
+        if self.resource is not None:
+            parts.append(self.resource.short())
+        head = " ".join(parts)
+        if self.field:
+            head = f"{head} {self.field}"
+        return f"{head}: {self.message}"
+
+    def to_krm(self) -> dict[str, Any]:
+        """The ``results[]`` entry of a ResourceList (functions spec v1)."""
+        out: dict[str, Any] = {"message": self.message, "severity": self.severity.value}
+        if self.resource is not None and (self.resource.kind or self.resource.name):
+            ref: dict[str, Any] = {}
+            if self.resource.api_version:
+                ref["apiVersion"] = self.resource.api_version
+            if self.resource.kind:
+                ref["kind"] = self.resource.kind
+            if self.resource.name:
+                ref["name"] = self.resource.name
+            if self.resource.namespace:
+                ref["namespace"] = self.resource.namespace
+            out["resourceRef"] = ref
+        if self.field:
+            out["field"] = {"path": self.field}
+        if self.file:
+            file: dict[str, Any] = {"path": self.file}
+            if self.index is not None:
+                file["index"] = self.index
+            out["file"] = file
+        return out
+
+    def __str__(self) -> str:
+        return self.line()
+
+
+class RenderError(Exception):
+    """An expected, user-fixable failure with the field path it concerns."""
+
+    def __init__(self, message: str, field: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+    def to_result(self, resource: ResourceRef | None = None) -> Result:
+        return Result(message=self.message, field=self.field, resource=resource)
+
+
+def unsupported(field: str, detail: str = "") -> RenderError:
+    """The one wording for a feature that is not ported yet (DESIGN decision 7)."""
+    message = f"not supported yet: {field}"
+    if detail:
+        message = f"{message} ({detail})"
+    return RenderError(message, field=field)
+
+
+def has_errors(results: list[Result]) -> bool:
+    return any(r.is_error for r in results)
