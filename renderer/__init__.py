@@ -1,0 +1,33 @@
+"""dynamo-render's pure rendering core: no I/O, no environment, no clock.
+
+Public surface (imported lazily so that importing a submodule stays cheap): parse and render
+DCDs, the render configuration and cluster state types, and the result model.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "ClusterState": "renderer.cluster",
+    "cluster_state_from_objects": "renderer.cluster",
+    "RenderConfig": "renderer.config",
+    "build_render_config": "renderer.config",
+    "Item": "renderer.render",
+    "Rendered": "renderer.render",
+    "render_component": "renderer.render",
+    "render_items": "renderer.render",
+    "RenderError": "renderer.results",
+    "Result": "renderer.results",
+    "Severity": "renderer.results",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'renderer' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

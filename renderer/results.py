@@ -141,3 +141,63 @@ def unsupported(field: str, detail: str = "") -> RenderError:
 
 def has_errors(results: list[Result]) -> bool:
     return any(r.is_error for r in results)
+
+
+def field_path(prefix: str, loc: tuple[int | str, ...]) -> str:
+    """Join a pydantic ``loc`` (aliases, list indexes) onto a JSON-path prefix.
+
+    ``("podTemplate", "spec", "containers", 0, "image")`` under ``spec`` becomes
+    ``spec.podTemplate.spec.containers[0].image``.
+    """
+    path = prefix
+    for part in loc:
+        if isinstance(part, int):
+            path = f"{path}[{part}]"
+        elif path:
+            path = f"{path}.{part}"
+        else:
+            path = str(part)
+    return path
+
+
+def describe_kind(value: Any) -> str:
+    """The JSON kind of a parsed YAML value, for type-mismatch messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def go_quote(text: str) -> str:
+    """Go's ``%q`` / strconv.Quote for a string: double quotes, Go escapes, UTF-8 kept."""
+    out = ['"']
+    for ch in text:
+        code = ord(ch)
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[ch])
+        elif code < 0x20 or code == 0x7F:
+            out.append(f"\\x{code:02x}")
+        elif not ch.isprintable() and code > 0x7F:
+            out.append(f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}

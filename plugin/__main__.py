@@ -1,0 +1,3 @@
+from plugin.cli import main
+
+main()

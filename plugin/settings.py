@@ -1,0 +1,129 @@
+"""Turning the user's configuration files and flags into a RenderConfig.
+
+Accepted: an OperatorConfiguration document (the operator's own config), and our
+DynamoRenderConfig document (plugin settings, which may embed or reference the operator
+config). With neither, the operator Helm chart's defaults are assumed.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from plugin.inputs import decode
+from plugin.yamlio import load_documents
+from renderer import consts
+from renderer.config import (
+    RENDER_CONFIG_KIND,
+    OperatorConfiguration,
+    RenderConfig,
+    RenderSettings,
+    build_render_config,
+    parse_operator_config,
+    parse_render_settings,
+)
+from renderer.results import Result
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a front end needs besides the objects to render."""
+
+    config: RenderConfig
+    settings: RenderSettings
+    namespace: str
+
+
+def _read_single_document(path: str) -> tuple[dict[str, Any] | None, list[Result]]:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as err:
+        return None, [Result(f"cannot read: {err.strerror or err}", file=path)]
+    text, problems = decode(data, path)
+    if text is None:
+        return None, problems
+    docs, problems = load_documents(text, path)
+    if problems:
+        return None, problems
+    if len(docs) != 1 or not isinstance(docs[0].obj, dict):
+        return None, [Result("expected exactly one YAML object", file=path)]
+    return docs[0].obj, []
+
+
+def load_operator_config(path: str) -> tuple[OperatorConfiguration | None, list[Result]]:
+    """Read an OperatorConfiguration document from a file."""
+    doc, results = _read_single_document(path)
+    if doc is None:
+        return None, results
+    if doc.get("kind", consts.OPERATOR_CONFIG_KIND) != consts.OPERATOR_CONFIG_KIND:
+        return None, [Result(f'expected kind "{consts.OPERATOR_CONFIG_KIND}", got "{doc.get("kind")}"', file=path, field="kind")]
+    cfg, problems = parse_operator_config(doc)
+    return cfg, [p.with_source(path, 0) for p in problems]
+
+
+def resolve_settings(
+    operator_config_path: str | None = None,
+    config_path: str | None = None,
+    settings_doc: dict[str, Any] | None = None,
+    namespace: str | None = None,
+    api_versions: list[str] | None = None,
+    base_dir: str = ".",
+    overrides: dict[str, Any] | None = None,
+) -> tuple[Settings | None, list[Result]]:
+    """Combine flags and documents into Settings; any error means None.
+
+    ``settings_doc`` is an already-parsed DynamoRenderConfig (KRM functionConfig, CMP parameters);
+    ``config_path`` reads one from a file. ``operatorConfigPath`` inside it is resolved against
+    the config file's directory (or ``base_dir``).
+    """
+    results: list[Result] = []
+    settings = RenderSettings()
+    origin = ""
+    if config_path is not None:
+        doc, problems = _read_single_document(config_path)
+        results.extend(problems)
+        if doc is not None and doc.get("kind") == consts.OPERATOR_CONFIG_KIND:
+            # An OperatorConfiguration given as --config is accepted as the operator config.
+            operator_config_path = operator_config_path or config_path
+            doc = None
+        settings_doc = doc if doc is not None else settings_doc
+        origin = config_path
+        base_dir = os.path.dirname(config_path) or "."
+    if settings_doc is not None:
+        parsed, problems = parse_render_settings(settings_doc)
+        results.extend(p.with_source(origin, 0) if origin else p for p in problems)
+        if parsed is not None:
+            settings = parsed
+    if overrides:
+        try:
+            settings = RenderSettings.model_validate({**settings.model_dump(by_alias=True, exclude_none=True), **overrides})
+        except ValueError as err:
+            results.append(Result(f"invalid setting: {err}".splitlines()[0]))
+
+    operator: OperatorConfiguration | None = None
+    if operator_config_path is not None:
+        operator, problems = load_operator_config(operator_config_path)
+        results.extend(problems)
+    elif settings.operator_config is not None:
+        operator, problems = parse_operator_config(settings.operator_config, "spec.operatorConfig")
+        results.extend(p.with_source(origin, 0) if origin else p for p in problems)
+    elif settings.operator_config_path is not None:
+        path = settings.operator_config_path
+        if not os.path.isabs(path):
+            path = os.path.join(base_dir, path)
+        operator, problems = load_operator_config(path)
+        results.extend(problems)
+    if any(r.is_error for r in results):
+        return None, results
+
+    config, problems = build_render_config(operator, settings, api_versions)
+    results.extend(problems)
+    if any(r.is_error for r in results):
+        return None, results
+    ns = namespace or settings.namespace or "default"
+    return Settings(config=config, settings=settings, namespace=ns), results
+
+
+__all__ = ["RENDER_CONFIG_KIND", "Settings", "load_operator_config", "resolve_settings"]

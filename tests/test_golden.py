@@ -1,0 +1,85 @@
+"""Golden cases: ``tests/golden/<group>/<case>/`` rendered through the CLI path.
+
+Each case has ``input.yaml``, an optional ``config.yaml`` (DynamoRenderConfig or
+OperatorConfiguration), a ``case.yaml`` naming the upstream test or rule it restates, and
+either ``output.yaml`` (expected objects, with the operator golden harness's directives) or
+``errors.txt`` (one regex per line, each must match a reported line).
+
+A mismatch writes ``output.yaml.new`` beside the case. ``UPDATE_GOLDEN=1`` rewrites
+``output.yaml`` from the actual render and still fails, so nothing is accepted unreviewed.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from plugin.render_cmd import run
+from plugin.yamlio import dump_documents
+from tests.golden_match import match_stream
+from tests.schemas import validate_object
+
+GOLDEN = Path(__file__).parent / "golden"
+CASES = sorted(p.parent for p in GOLDEN.glob("*/*/input.yaml"))
+
+
+def test_cases_exist() -> None:
+    assert CASES, f"no golden cases found under {GOLDEN}"
+
+
+def _load_all(path: Path) -> list[Any]:
+    return [d for d in yaml.safe_load_all(path.read_text()) if d is not None]
+
+
+def render_case(case: Path) -> tuple[int, str, str, dict[str, Any]]:
+    meta = yaml.safe_load((case / "case.yaml").read_text()) or {}
+    config = case / "config.yaml"
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = run(
+        paths=[str(case / "input.yaml")],
+        operator_config=None,
+        config=str(config) if config.exists() else None,
+        namespace=meta.get("namespace"),
+        keep_sources=bool(meta.get("keepSources", False)),
+        lws=meta.get("lws"),
+        output="yaml",
+        verbose=True,
+        stdout=stdout,
+        stderr=stderr,
+    )
+    return code, stdout.getvalue(), stderr.getvalue(), meta
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c.parent.name}/{c.name}" for c in CASES])
+def test_golden(case: Path) -> None:
+    code, out, err, meta = render_case(case)
+    assert meta.get("source"), f"{case}/case.yaml must name the upstream test or rule it restates"
+    errors_file = case / "errors.txt"
+    if errors_file.exists():
+        assert code == 1, f"expected exit 1, got {code}\nstdout:\n{out}\nstderr:\n{err}"
+        assert out == "", "nothing may be printed on stdout when rendering fails"
+        lines = err.splitlines()
+        for pattern in [p for p in errors_file.read_text().splitlines() if p.strip()]:
+            assert any(re.search(pattern, line) for line in lines), f"no error line matches {pattern!r}:\n{err}"
+        assert "Traceback" not in err
+        return
+
+    assert code == 0, f"render failed (exit {code}):\n{err}"
+    actual = [d for d in yaml.safe_load_all(out) if d is not None]
+    schema_problems = [f"{o.get('kind')}/{o['metadata'].get('name')}: {p}" for o in actual for p in validate_object(o)]
+    assert not schema_problems, "rendered objects fail schema validation:\n" + "\n".join(schema_problems)
+
+    expected_file = case / "output.yaml"
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        expected_file.write_text(dump_documents(actual))
+        pytest.fail(f"UPDATE_GOLDEN=1 rewrote {expected_file}; review the diff and run again")
+    problems = match_stream(_load_all(expected_file), actual, partial=bool(meta.get("partial", False)))
+    if problems:
+        (case / "output.yaml.new").write_text(dump_documents(actual))
+        pytest.fail(f"{len(problems)} mismatches (actual written to output.yaml.new):\n" + "\n".join(problems[:60]))
