@@ -242,7 +242,8 @@ def parse_quantity(text: str) -> Quantity:
             shifted = num + denom
             digits = int(shifted)
             result = digits * multiplier
-            if _INT64_MIN <= result <= _INT64_MAX:
+            # the precision bound keeps every suffix in the table inside int64; Go checks anyway
+            if _INT64_MIN <= result <= _INT64_MAX:  # pragma: no branch
                 if not positive:
                     result = -result
                 # the input is reused verbatim when its digits are already canonical

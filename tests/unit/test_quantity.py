@@ -18,6 +18,7 @@ from renderer.quantity import (
     ERR_NUMERIC,
     ERR_SUFFIX,
     Quantity,
+    _remove_factors,
     _split,
     canonical_quantity,
     format_json_float,
@@ -654,3 +655,85 @@ def test_value_rounds_up() -> None:
     assert parse_quantity("500m").value() == 1
     assert parse_quantity("1001m").value() == 2
     assert parse_quantity("-1.5").value() == -2
+
+
+# -- edges of the port itself; expectations follow the cited Go code paths -------------------
+
+
+def test_str_and_is_zero() -> None:
+    assert str(parse_quantity("1Gi")) == "1Gi"
+    assert parse_quantity("0.0Ki").is_zero()
+    assert not parse_quantity("1m").is_zero()
+
+
+def test_zero_on_the_slow_path() -> None:
+    # scale -21 is below nano, so inf.Dec is used; a zero amount is not rounded
+    q = parse_quantity("0.0e-20")
+    assert (q.string(), q.value(), q.whole()) == ("0", 0, 0)
+
+
+def test_below_nano_rounds_up_to_one_nano() -> None:
+    # ParseQuantity rounds non-zero values up to the nano scale (inf.RoundUp)
+    assert parse_quantity("1e-30").string() == "1e-9"
+    assert parse_quantity("-1e-30").string() == "-1e-9"
+
+
+def test_absurd_exponent_does_not_blow_up() -> None:
+    # 20 digits force inf.Dec; the exponent is kept rather than multiplied out
+    q = parse_quantity("12345678901234567890e500")
+    assert q.string() == "1234567890123456789e501"
+    assert q.cmp_int64(5) == 1
+    assert q.whole() is None
+    assert parse_quantity("-12345678901234567890e500").cmp_int64(5) == -1
+
+
+def test_cmp_int64_with_tiny_values() -> None:
+    tiny = new_quantity(1, -500, DECIMAL_SI)
+    assert (tiny.cmp_int64(0), tiny.cmp_int64(1), tiny.cmp_int64(-1)) == (1, -1, 1)
+    assert new_quantity(-1, -500, DECIMAL_SI).cmp_int64(0) == -1
+
+
+def test_whole_outside_int64() -> None:
+    # gpuCountFromQuantity: Value() cannot represent these, so CmpInt64(Value()) fails
+    assert parse_quantity("-10E").whole() is None
+    assert parse_quantity("10E").whole() is None
+
+
+# Value() by representation (amount.go AsScaledInt64, scale_int.go scaledValue)
+VALUE_EDGES = [
+    ("1e30", 0),  # int64Amount{1, 30}: positiveScaleInt64 overflows, Value returns 0
+    ("12E", 0),  # int64Amount{12, 18}: 12e18 overflows int64 the same way
+    ("-1.5", -2),  # int64Amount{-15, -1}: negativeScaleInt64 rounds away from zero
+    ("-1.5e-10", 1),  # inf.Dec -1n at scale 9: Go's truncating division gives 0, then +1
+    ("99999999999999999999", 7766279631452241919),  # big.Int DivMod, then Int64's low 64 bits
+]
+
+
+@pytest.mark.parametrize(("text", "value"), VALUE_EDGES, ids=[f"value/{t}" for t, _ in VALUE_EDGES])
+def test_value_edges(text: str, value: int) -> None:
+    assert parse_quantity(text).value() == value
+
+
+def test_integers_beyond_64_bits_arrive_as_floats() -> None:
+    # go-yaml resolves such an integer as float64, which JSON prints "1.1805916207174113e+21";
+    # 17 digits at scale 5 take the fast path and print with the exponent brought down to 3
+    assert canonical_quantity(2**70) == "1180591620717411300e3"
+
+
+def test_non_finite_floats_are_refused() -> None:
+    # encoding/json refuses NaN and infinities (UnsupportedValueError)
+    with pytest.raises(ValueError):
+        format_json_float(float("nan"))
+    with pytest.raises(ValueError):
+        format_json_float(float("inf"))
+
+
+def test_negative_zero_float() -> None:
+    # strconv formats -0.0 as "-0"; the quantity is plain zero
+    assert format_json_float(-0.0) == "-0"
+    assert canonical_quantity(-0.0) == "0"
+
+
+def test_remove_factors_of_zero() -> None:
+    # math.go removeBigIntFactors: "If d == 0, then the return values will be (0, 0)"
+    assert _remove_factors(0, 10) == (0, 0)
