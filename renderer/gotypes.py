@@ -46,6 +46,9 @@ _INT64 = (-(1 << 63), (1 << 63) - 1)
 
 # what a decoder returns after reporting an error: the field is then treated as absent
 _INVALID: Any = object()
+# markers in the compiled plans: no value at all, and "the zero value of a struct"
+_MISSING: Any = object()
+_ZERO_STRUCT: Any = object()
 
 Decoder = Callable[[Any, str, "str | int", list[Result]], Any]
 
@@ -260,7 +263,7 @@ class Codec:
     def __init__(self, structs: Mapping[str, tuple[tuple[Any, ...], ...]]) -> None:
         self._structs = structs
         # name -> (json name -> index, [(json name, decoder, policy, omitempty, omitzero,
-        #          zero value, struct name for a non-pointer struct field)])
+        #          zero value or struct name, what an absent field marshals as)])
         self._plans: dict[str, tuple[dict[str, int], list[tuple[Any, ...]]]] = {}
         for name in structs:
             self._plan(name)
@@ -305,9 +308,21 @@ class Codec:
                     raise ValueError(f"{name}.{json_name}: omitzero on {kind} is not supported")
             else:
                 raise ValueError(f"{name}.{json_name}: unsupported Go type shape {shape!r}")
-            struct_name = shape[1] if kind == "struct" else ""
+            # what an absent field marshals as (_MISSING: nothing)
+            absent: Any = None
+            if policy == _SCALAR:
+                absent = _MISSING if omitempty or omitzero else zero
+            elif policy == _ALWAYS:
+                absent = zero
+                if kind == "struct":
+                    absent, zero = _ZERO_STRUCT, shape[1]
+            elif policy == _TIME:
+                # the zero Time is a struct, so omitempty keeps it; it marshals as null
+                absent = _MISSING if omitzero else None
+            elif omitempty or omitzero:
+                absent = _MISSING  # else a nil pointer, slice or map: null
             fields.append(
-                (json_name, self._decoder(shape), policy, omitempty, omitzero, zero, struct_name)
+                (json_name, self._decoder(shape), policy, omitempty, omitzero, zero, absent)
             )
 
     def _decoder(self, shape: tuple[Any, ...]) -> Decoder:
@@ -344,7 +359,7 @@ class Codec:
         index, fields = self._plans[name]
         got: dict[str, Any] = {}
         for raw_key, value in data.items():
-            key = _key_text(raw_key)
+            key = raw_key if type(raw_key) is str else _key_text(raw_key)
             if key is None or key not in index:
                 shown = key if key is not None else repr(raw_key)
                 results.append(
@@ -361,36 +376,30 @@ class Codec:
             if decoded is not _INVALID:
                 got[key] = decoded
         out: dict[str, Any] = {}
-        for json_name, _decode, policy, omitempty, omitzero, zero, struct_name in fields:
-            if json_name in got:
-                value = got[json_name]
-                if policy == _SCALAR:
-                    if (omitempty or omitzero) and value == zero:
-                        continue
-                elif policy == _COLLECTION:
-                    if omitempty and not value:
-                        continue
-                elif policy == _TIME and value == _ZERO_TIME:
-                    if not omitzero:
-                        out[json_name] = None
+        for json_name, _decode, policy, omitempty, omitzero, zero, absent in fields:
+            value = got.get(json_name, _MISSING)
+            if value is _MISSING:
+                # an absent field: its Go zero value, unless the tag drops that
+                if absent is _MISSING:
                     continue
-                elif policy == _PTR_TIME and value == _ZERO_TIME:
-                    value = None
-                out[json_name] = value
-            elif policy == _SCALAR:
-                if not (omitempty or omitzero):
-                    out[json_name] = zero
-            elif policy == _ALWAYS:
-                if struct_name:
-                    out[json_name] = self._decode_struct(struct_name, {}, path, results)
+                if absent is _ZERO_STRUCT:
+                    out[json_name] = self._decode_struct(zero, {}, path, results)
                 else:
-                    out[json_name] = zero
-            elif policy == _TIME:
-                # the zero Time is a struct, so omitempty keeps it; it marshals as null
+                    out[json_name] = absent
+                continue
+            if policy == _SCALAR:
+                if (omitempty or omitzero) and value == zero:
+                    continue
+            elif policy == _COLLECTION:
+                if omitempty and not value:
+                    continue
+            elif policy == _TIME and value == _ZERO_TIME:
                 if not omitzero:
                     out[json_name] = None
-            elif not (omitempty or omitzero):
-                out[json_name] = None  # a nil pointer, slice or map
+                continue
+            elif policy == _PTR_TIME and value == _ZERO_TIME:
+                value = None
+            out[json_name] = value
         return out
 
     def _slice_decoder(self, element: Decoder, shape: tuple[Any, ...]) -> Decoder:
