@@ -184,8 +184,9 @@ def _parse_type_spec(line: str, lines: list[str], i: int, package: Package, file
         raise GoSourceError(f"{file_name}: cannot read {line!r}")
     name, underlying = m.group(1), m.group(3).strip()
     if name in package.origin:
-        raise GoSourceError(f"{name} declared twice ({package.origin[name]}, {file_name})")
-    package.origin[name] = file_name
+        # build-tagged alternatives (fieldsv1_byte.go / fieldsv1_string.go): fatal only if reached
+        package.broken[name] = f"{name} declared twice ({package.origin[name]}, {file_name})"
+    package.origin.setdefault(name, file_name)
     if underlying.startswith("struct"):
         body: list[str] = []
         depth = underlying.count("{") - underlying.count("}")

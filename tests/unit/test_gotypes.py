@@ -784,3 +784,128 @@ def test_list_element_names_in_messages() -> None:
 def test_go_json_dumps_lone_surrogate() -> None:
     # Go strings hold UTF-8; a lone surrogate decodes as U+FFFD
     assert go_json_dumps("a\ud800b") == '"a\ufffdb"'
+
+
+# -- the generator (tools/gen_gotypes.py) on a small Go package -------------------------------
+
+_GO_CORE = """
+package v1
+
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// Mode is a named string; its fields are plain strings in JSON.
+type Mode string
+
+type Limits map[Mode]resource.Quantity
+
+type Root struct {
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Inner `json:",inline"`
+	Left  `json:",inline"`
+	Right `json:",inline"`
+	Name  string `json:"name"` // shallower than Inner.Name, so it wins
+	Skip  string `json:"-"`
+	Plain int32
+	hidden bool
+	Port  intstr.IntOrString `json:"port"`
+	Modes []Mode `json:"modes,omitempty"`
+	Limit Limits `json:"limit,omitempty"`
+	When  *metav1.Time `json:"when,omitempty"`
+}
+
+type Inner struct {
+	Name  string `json:"name"`
+	Depth *int64 `json:"depth,omitempty,omitzero"`
+}
+
+type Left struct {
+	Tie string `json:"tie"`
+	Own string `json:"own"`
+}
+
+type Right struct {
+	Tie string `json:"tie"`
+}
+
+type Unused struct {
+	Weird struct {
+		A int
+	}
+}
+"""
+
+_GO_META = """
+package v1
+
+type ObjectMeta struct {
+	Name string `json:"name,omitempty"`
+	GenerateName string `json:"generateName,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	CreationTimestamp Time `json:"creationTimestamp,omitempty,omitzero"`
+	Labels map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+	Finalizers []string `json:"finalizers,omitempty"`
+}
+"""
+
+
+def test_generator_follows_encoding_json_field_rules() -> None:
+    from tools import gen_gotypes as gen
+
+    core = gen.Package(path=gen.CORE_PATH)
+    gen.parse_file(_GO_CORE, core, "types.go")
+    meta = gen.Package(path=gen.META_PATH)
+    gen.parse_file(_GO_META, meta, "types.go")
+    structs = gen.reachable(gen.Resolver({gen.CORE_PATH: core, gen.META_PATH: meta}), "Root")
+    assert sorted(structs) == ["ObjectMeta", "Root"]
+    rows = [(f.json_name, f.shape, f.omitempty, f.omitzero, f.inline) for f in structs["Root"]]
+    assert rows == [
+        ("metadata", ("struct", "ObjectMeta"), True, False, ""),
+        # Inner.Name loses to Root.Name (shallower); the two "tie" fields cancel out
+        ("depth", ("ptr", ("int64",)), True, True, "Inner"),
+        ("own", ("string",), False, False, "Left"),
+        ("name", ("string",), False, False, ""),
+        ("Plain", ("int32",), False, False, ""),  # no tag: the Go name
+        ("port", ("IntOrString",), False, False, ""),
+        ("modes", ("slice", ("string",)), True, False, ""),
+        ("limit", ("map", ("string",), ("Quantity",)), True, False, ""),
+        ("when", ("ptr", ("Time",)), True, False, ""),
+    ]
+    # generateEmbeddedObjectMeta keeps only these five, in Go order
+    assert [f.json_name for f in structs["ObjectMeta"]] == [
+        "name",
+        "namespace",
+        "labels",
+        "annotations",
+        "finalizers",
+    ]
+    text = gen.render_module(
+        structs, {"Root": gen.CORE_PATH, "ObjectMeta": gen.META_PATH}, "Root", "vA", "vB"
+    )
+    namespace: dict[str, Any] = {}
+    exec(compile(text, "k8s_types.py", "exec"), namespace)
+    assert namespace["SOURCES"] == {"k8s.io/api": "vA", "k8s.io/apimachinery": "vB"}
+    assert namespace["STRUCTS"]["Root"][0] == (
+        "metadata",
+        "ObjectMeta",
+        ("struct", "ObjectMeta"),
+        True,
+        False,
+        "",
+    )
+
+
+def test_generator_refuses_what_it_cannot_read() -> None:
+    from tools import gen_gotypes as gen
+
+    core = gen.Package(path=gen.CORE_PATH)
+    gen.parse_file(_GO_CORE, core, "types.go")
+    resolver = gen.Resolver({gen.CORE_PATH: core})
+    with pytest.raises(gen.GoSourceError, match="anonymous struct"):
+        gen.reachable(resolver, "Unused")
+    with pytest.raises(gen.GoSourceError, match="no source given"):
+        gen.reachable(gen.Resolver({gen.CORE_PATH: core}), "Root")  # meta/v1 missing
