@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from renderer import consts
+from renderer import consts, gotypes
 from renderer.api import DCD
 from renderer.cluster import ClusterState
 from renderer.config import RenderConfig
@@ -114,7 +114,29 @@ def render_pod_template(
         metadata["labels"] = labels
     if annotations:
         metadata["annotations"] = annotations
-    return {"metadata": metadata, "spec": pod_spec}
+    return go_encode("PodTemplateSpec", {"metadata": metadata, "spec": pod_spec}, "spec.template")
+
+
+def go_encode(type_name: str, data: dict[str, Any], path: str) -> dict[str, Any]:
+    """What the operator's typed Go object looks like once the API server stores it.
+
+    The pod template goes through Go's encoding (``resources: {}`` on every container, no
+    omitempty zero values) and the JSON nulls Go writes for unset non-omitempty pointers are
+    dropped, as the API server drops them. Any problem here is a bug in this renderer.
+    """
+    encoded, problems = gotypes.normalize(type_name, data, path)
+    if problems or not isinstance(encoded, dict):
+        raise AssertionError(f"rendered {type_name} is not a valid Go object: {[p.line() for p in problems]}")
+    return drop_nulls(encoded)
+
+
+def drop_nulls(value: Any) -> Any:
+    """A copy without ``None`` map values (list items are kept as they are)."""
+    if isinstance(value, dict):
+        return {k: drop_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [drop_nulls(v) for v in value]
+    return value
 
 
 _ATOI = re.compile(r"^[+-]?[0-9]+$")
