@@ -60,6 +60,45 @@ def render(paths: tuple[str, ...], operator_config: str | None, config_path: str
     sys.exit(code)
 
 
+_PASSTHROUGH = {"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []}
+
+
+def _delegate(module: str, args: tuple[str, ...]) -> None:
+    """Hand raw arguments to a front end's ``main(argv) -> int`` (it parses its own options)."""
+    import importlib
+
+    entry = importlib.import_module(module).main
+    sys.exit(_guarded(lambda: entry(list(args))))
+
+
+@cli.command(context_settings=_PASSTHROUGH, add_help_option=False)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def krm(args: tuple[str, ...]) -> None:
+    """KRM function: ResourceList on stdin, ResourceList on stdout (kpt, kustomize)."""
+    _delegate("plugin.krm", args)
+
+
+@cli.command(context_settings=_PASSTHROUGH, add_help_option=False)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def cmp(args: tuple[str, ...]) -> None:
+    """Argo CD config-management plugin commands (generate, ...)."""
+    _delegate("plugin.cmp", args)
+
+
+@cli.command(context_settings=_PASSTHROUGH, add_help_option=False)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def validate(args: tuple[str, ...]) -> None:
+    """Check Dynamo manifests against every offline admission rule (pre-commit hook)."""
+    _delegate("plugin.precommit_validate", args)
+
+
+@cli.command("hydrate-check", context_settings=_PASSTHROUGH, add_help_option=False)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def hydrate_check(args: tuple[str, ...]) -> None:
+    """Fail when committed rendered output differs from a fresh render (pre-commit hook)."""
+    _delegate("plugin.precommit_hydrate", args)
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point."""
     return cli.main(args=argv, prog_name="dynamo-render")
