@@ -152,10 +152,9 @@ class ExperimentalSpec(_Strict):
 ComponentType = Literal["frontend", "worker", "prefill", "decode", "planner", "epp"]
 
 
-class DynamoComponentDeploymentSpec(_Strict):
-    """``spec`` of a v1beta1 DCD: backendFramework plus the inlined shared spec."""
+class DynamoComponentDeploymentSharedSpec(_Strict):
+    """The component spec shared by a DCD and a DGD's ``spec.components[]`` entries."""
 
-    backend_framework: Literal["sglang", "vllm", "trtllm"] | None = Field(default=None, alias="backendFramework")
     provider_override: ProviderOverride | None = Field(default=None, alias="providerOverride")
     name: str | None = Field(default=None, min_length=1, max_length=63, pattern=COMPONENT_NAME_PATTERN)
     type: ComponentType | None = None
@@ -184,6 +183,12 @@ class DynamoComponentDeploymentSpec(_Strict):
     @property
     def is_multinode(self) -> bool:
         return self.number_of_nodes > 1
+
+
+class DynamoComponentDeploymentSpec(DynamoComponentDeploymentSharedSpec):
+    """``spec`` of a v1beta1 DCD: backendFramework plus the inlined shared spec."""
+
+    backend_framework: Literal["sglang", "vllm", "trtllm"] | None = Field(default=None, alias="backendFramework")
 
 
 @dataclass(frozen=True)
