@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from renderer import consts, gotypes
 from renderer.quantity import unmarshal_quantity
+from renderer.runtimeversion import parse_image_version
 from renderer.results import (
     RenderError,
     ResourceRef,
@@ -415,151 +416,195 @@ def _show(value: Any) -> str:
 # Admission rules (CRD CEL, validating webhook) and features not ported yet
 
 
+@dataclass(frozen=True)
+class AdmissionContext:
+    """Where a component spec is admitted: a standalone DCD, or a DGD component.
+
+    ``workload_provider`` is the DGD's provider (only ``component`` is rendered here);
+    ``inference_pool_served`` is None when the cluster's APIs are unknown (assumed served).
+    """
+
+    standalone: bool = True
+    backend_framework: str = ""
+    checkpoint_gate: bool = False
+    workload_provider: str = ""
+    inference_pool_served: bool | None = None
+
+
 def validate_admission(dcd: DCD, checkpoint_gate: bool = False) -> list[Result]:
     """Every offline admission rule for a standalone v1beta1 DCD, plus unsupported features.
 
-    Mirrors: the CEL rules of the standalone DCD CRD and
-    internal/webhook/validation/shared_v1beta1.go validateDynamoComponentDeploymentSharedSpec
-    with grovePathway=false and providerOverridesSupported=false (CREATE, v1beta1 request).
+    Mirrors: internal/webhook/validation/dynamocomponentdeployment.go validateDynamoComponentDeploymentSpec.
     """
-    spec = dcd.spec
+    ctx = AdmissionContext(
+        standalone=True, backend_framework=dcd.spec.backend_framework or "", checkpoint_gate=checkpoint_gate
+    )
+    out = validate_shared_spec(dcd.spec, dcd.pod_template, "spec", ctx)
+    if consts.ANNOTATION_DCD_SPEC in dcd.annotations:
+        out.append(
+            unsupported(
+                f"metadata.annotations[{consts.ANNOTATION_DCD_SPEC}]",
+                "preserved v1alpha1 conversion data; remove the annotation or author the DCD as plain v1beta1",
+            ).to_result()
+        )
+    out.extend(_ignored_fields(dcd.spec, "spec", standalone=True))
+    return out
+
+
+def _pod_spec(pod_template: dict[str, Any] | None) -> dict[str, Any]:
+    return (pod_template or {}).get("spec") or {}
+
+
+def _pod_annotations(pod_template: dict[str, Any] | None) -> dict[str, str]:
+    return ((pod_template or {}).get("metadata") or {}).get("annotations") or {}
+
+
+def validate_shared_spec(
+    spec: DynamoComponentDeploymentSharedSpec,
+    pod_template: dict[str, Any] | None,
+    prefix: str,
+    ctx: AdmissionContext,
+) -> list[Result]:
+    """CRD CEL rules and validating-webhook rules of one component spec, off the Grove pathway.
+
+    Mirrors: the CEL rules of the DCD/DGD CRDs and
+    internal/webhook/validation/shared_v1beta1.go validateDynamoComponentDeploymentSharedSpec
+    (grovePathway=false; provider overrides unsupported for a standalone DCD, and requiring the
+    Grove provider inside a DGD), shared_helpers.go validateElasticEPRequiresCommand.
+    """
     out: list[Result] = []
 
     def error(message: str, path: str) -> None:
-        out.append(Result(message, field=path))
+        out.append(Result(message, field=f"{prefix}.{path}" if path else prefix))
 
-    # CRD CEL rules on spec.
+    # CRD CEL rules on the component.
     if spec.epp_config is not None and spec.type != consts.COMPONENT_TYPE_EPP:
-        error("eppConfig may only be set when type is epp", "spec")
+        error("eppConfig may only be set when type is epp", "")
     if spec.min_available is not None and spec.replicas != 0:
         if spec.min_available > (spec.replicas if spec.replicas is not None else 1):
-            error("minAvailable must be less than or equal to replicas unless replicas is 0", "spec")
+            error("minAvailable must be less than or equal to replicas unless replicas is 0", "")
     if spec.epp_config is not None and (spec.epp_config.config_map_ref is None) == (spec.epp_config.config is None):
-        error("exactly one of configMapRef or config must be specified", "spec.eppConfig")
+        error("exactly one of configMapRef or config must be specified", "eppConfig")
     experimental = spec.experimental
     if experimental is not None and experimental.checkpoint is not None:
         ckpt = experimental.checkpoint
         if ckpt.job is not None and ckpt.checkpoint_ref:
-            error("checkpoint.job cannot be set when checkpointRef is specified", "spec.experimental.checkpoint")
+            error("checkpoint.job cannot be set when checkpointRef is specified", "experimental.checkpoint")
     if experimental is not None and experimental.gpu_memory_service is not None:
         gms = experimental.gpu_memory_service
         if gms.extra_client_containers and gms.mode != "IntraPod":
-            error("extraClientContainers is only supported with mode=IntraPod", "spec.experimental.gpuMemoryService")
+            error("extraClientContainers is only supported with mode=IntraPod", "experimental.gpuMemoryService")
         if gms.extra_client_pods and gms.mode != "InterPod":
-            error("extraClientPods is only supported with mode=InterPod", "spec.experimental.gpuMemoryService")
+            error("extraClientPods is only supported with mode=InterPod", "experimental.gpuMemoryService")
         if gms.extra_client_pods:
-            error(
-                "extraClientPods is reserved for inter-pod GMS and is not implemented yet",
-                "spec.experimental.gpuMemoryService",
-            )
-    out.extend(_pod_template_cel(dcd))
+            error("extraClientPods is reserved for inter-pod GMS and is not implemented yet", "experimental.gpuMemoryService")
+    out.extend(_pod_template_cel(pod_template, prefix))
 
-    # Validating webhook: standalone-DCD restrictions.
+    # Validating webhook, in its order.
+    override_message = (
+        "Forbidden: provider overrides are supported only for components embedded in a DynamoGraphDeployment"
+        if ctx.standalone
+        else f'Forbidden: requires workload provider "grove", but "{ctx.workload_provider}" is selected'
+    )
     if spec.provider_override is not None:
-        error(
-            "Forbidden: provider overrides are supported only for components embedded in a DynamoGraphDeployment",
-            "spec.providerOverride",
-        )
+        error(override_message, "providerOverride")
+    if spec.min_available is not None:
+        error("Forbidden: is currently supported only for Grove-backed DynamoGraphDeployment components", "minAvailable")
     if spec.multinode is not None:
         for role in ("leader", "worker"):
             role_spec = getattr(spec.multinode, role)
             if role_spec is not None and role_spec.provider_override is not None:
-                error(
-                    "Forbidden: provider overrides are supported only for components embedded in a DynamoGraphDeployment",
-                    f"spec.multinode.{role}.providerOverride",
-                )
-    if spec.min_available is not None:
-        error(
-            "Forbidden: is currently supported only for Grove-backed DynamoGraphDeployment components",
-            "spec.minAvailable",
-        )
+                error(override_message, f"multinode.{role}.providerOverride")
     if spec.shared_memory_size is not None:
         try:
             if unmarshal_quantity(spec.shared_memory_size).sign() < 0:
-                error(f'Invalid value: "{spec.shared_memory_size}": must be non-negative', "spec.sharedMemorySize")
+                error(f'Invalid value: "{spec.shared_memory_size}": must be non-negative', "sharedMemorySize")
         except ValueError as exc:
-            error(str(exc), "spec.sharedMemorySize")
+            error(str(exc), "sharedMemorySize")
     if spec.type == consts.COMPONENT_TYPE_EPP:
+        if not ctx.standalone and ctx.inference_pool_served is False:
+            error(
+                "Forbidden: cannot deploy EPP component: InferencePool API group (inference.networking.k8s.io) is not "
+                "available in the cluster; install the Gateway API Inference Extension before deploying EPP components",
+                "type",
+            )
         if spec.is_multinode:
-            error("Forbidden: EPP component cannot be multinode", "spec.multinode")
+            error("Forbidden: EPP component cannot be multinode", "multinode")
         if spec.replicas is not None and spec.replicas != 1:
-            error(f"Invalid value: {spec.replicas}: EPP component must have exactly 1 replica", "spec.replicas")
+            error(f"Invalid value: {spec.replicas}: EPP component must have exactly 1 replica", "replicas")
         if spec.epp_config is None:
-            error("Required value: is required for EPP components", "spec.eppConfig")
+            error("Required value: is required for EPP components", "eppConfig")
     if spec.epp_config is not None and spec.epp_config.config_map_ref is not None:
         if spec.epp_config.config_map_ref.name == "":
-            error("Required value: is required", "spec.eppConfig.configMapRef.name")
-    containers = dcd.pod_spec.get("containers") or []
+            error("Required value: is required", "eppConfig.configMapRef.name")
+    containers = _pod_spec(pod_template).get("containers") or []
     if spec.frontend_sidecar is not None:
         if spec.pod_template is None:
-            error("Required value: is required when frontendSidecar is set", "spec.podTemplate.spec.containers")
+            error("Required value: is required when frontendSidecar is set", "podTemplate.spec.containers")
         elif spec.frontend_sidecar == "":
-            error('Invalid value: "": must not be empty', "spec.frontendSidecar")
+            error('Invalid value: "": must not be empty', "frontendSidecar")
         elif not any(c.get("name") == spec.frontend_sidecar for c in containers):
-            error(
-                f'Invalid value: "{spec.frontend_sidecar}": must match a podTemplate.spec.containers name',
-                "spec.frontendSidecar",
-            )
+            error(f'Invalid value: "{spec.frontend_sidecar}": must match a podTemplate.spec.containers name', "frontendSidecar")
     if experimental is not None:
         if experimental.grove is not None and experimental.grove.force_scaling_group:
             error(
                 "Forbidden: is currently supported only for Grove-backed DynamoGraphDeployment components",
-                "spec.experimental.grove.forceScalingGroup",
+                "experimental.grove.forceScalingGroup",
             )
         if experimental.checkpoint is not None and experimental.checkpoint.enabled:
-            if checkpoint_gate:
-                out.append(unsupported("spec.experimental.checkpoint", "checkpoint-aware pod shaping").to_result())
+            if ctx.checkpoint_gate:
+                out.append(unsupported(f"{prefix}.experimental.checkpoint", "checkpoint-aware pod shaping").to_result())
             else:
-                error(
-                    "Forbidden: checkpoint functionality is disabled in the operator configuration",
-                    "spec.experimental.checkpoint",
-                )
-    # Runtime-version rule for v1beta1 CREATE: the main container image is required.
+                error("Forbidden: checkpoint functionality is disabled in the operator configuration", "experimental.checkpoint")
+
+    # Runtime version on CREATE: the main container image is required; a DGD also needs a
+    # parseable image version or runtimeVersionOverride.
     main_index = next((i for i, c in enumerate(containers) if c.get("name") == consts.MAIN_CONTAINER_NAME), -1)
     if main_index < 0:
-        error("Required value: is required", "spec.podTemplate.spec.containers")
+        error("Required value: is required", "podTemplate.spec.containers")
     elif not containers[main_index].get("image"):
-        error("Required value: is required", f"spec.podTemplate.spec.containers[{main_index}].image")
-    else:
-        out.extend(_elastic_ep_requires_command(dcd, main_index))
+        error("Required value: is required", f"podTemplate.spec.containers[{main_index}].image")
+    elif not ctx.standalone and not spec.runtime_version_override and parse_image_version(containers[main_index]["image"]) is None:
+        error(
+            "Required value: is required when the specified main container image has no parseable semantic-version tag",
+            "runtimeVersionOverride",
+        )
+    if main_index >= 0:
+        out.extend(_elastic_ep_requires_command(containers[main_index], main_index, prefix, ctx.backend_framework))
 
-    out.extend(_not_supported_yet(dcd))
-    out.extend(_ignored_fields(dcd))
+    out.extend(_not_supported_yet(spec, pod_template, prefix, ctx.backend_framework))
     return out
 
 
-def _pod_template_cel(dcd: DCD) -> list[Result]:
+def _pod_template_cel(pod_template: dict[str, Any] | None, prefix: str) -> list[Result]:
     """CEL rules the operator's Makefile adds to the podTemplate schema."""
     out: list[Result] = []
-    backend = dcd.pod_template_annotations.get(consts.ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND)
+    annotations = _pod_annotations(pod_template)
+    backend = annotations.get(consts.ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND)
     if backend is not None and backend.lower() not in ("mp", "ray"):
         out.append(
             Result(
                 "podTemplate backend annotation must be mp or ray, case-insensitively",
-                field="spec.podTemplate.metadata.annotations",
+                field=f"{prefix}.podTemplate.metadata.annotations",
             )
         )
-    for key, value in dcd.pod_template_annotations.items():
+    for key, value in annotations.items():
         if len(value) > 262144:
-            out.append(Result("must have at most 262144 characters", field=f"spec.podTemplate.metadata.annotations[{key}]"))
-    for i, container in enumerate(dcd.pod_spec.get("containers") or []):
+            out.append(Result("must have at most 262144 characters", field=f"{prefix}.podTemplate.metadata.annotations[{key}]"))
+    spec = _pod_spec(pod_template)
+    for i, container in enumerate(spec.get("containers") or []):
         if container.get("name") != consts.MAIN_CONTAINER_NAME and not container.get("image"):
-            out.append(
-                Result("sidecar containers must specify a non-empty image", field=f"spec.podTemplate.spec.containers[{i}]")
-            )
-    for i, container in enumerate(dcd.pod_spec.get("initContainers") or []):
+            out.append(Result("sidecar containers must specify a non-empty image", field=f"{prefix}.podTemplate.spec.containers[{i}]"))
+    for i, container in enumerate(spec.get("initContainers") or []):
         if not container.get("image"):
-            out.append(
-                Result("init containers must specify a non-empty image", field=f"spec.podTemplate.spec.initContainers[{i}]")
-            )
+            out.append(Result("init containers must specify a non-empty image", field=f"{prefix}.podTemplate.spec.initContainers[{i}]"))
     return out
 
 
-def _elastic_ep_requires_command(dcd: DCD, main_index: int) -> list[Result]:
+def _elastic_ep_requires_command(main: dict[str, Any], main_index: int, prefix: str, backend_framework: str) -> list[Result]:
     """Mirrors: internal/webhook/validation/shared_helpers.go validateElasticEPRequiresCommand."""
-    if dcd.spec.backend_framework != consts.BACKEND_VLLM:
+    if backend_framework != consts.BACKEND_VLLM:
         return []
-    main = dcd.pod_spec["containers"][main_index]
     if main.get("command") or not is_elastic_ep_ray_launch(main):
         return []
     return [
@@ -567,7 +612,7 @@ def _elastic_ep_requires_command(dcd: DCD, main_index: int) -> list[Result]:
             "Required value: elastic expert parallelism (--enable-elastic-ep with --data-parallel-backend ray) "
             "requires an explicit container command; the operator starts the single-pod Ray head by wrapping "
             "that command and cannot start it from the image ENTRYPOINT",
-            field=f"spec.podTemplate.spec.containers[{main_index}].command",
+            field=f"{prefix}.podTemplate.spec.containers[{main_index}].command",
         )
     ]
 
@@ -598,27 +643,24 @@ def is_elastic_ep_ray_launch(container: dict[str, Any]) -> bool:
     return has_arg(tokens, "--data-parallel-backend", "ray") or has_arg(tokens, "-dpb", "ray")
 
 
-def _not_supported_yet(dcd: DCD) -> list[Result]:
+def _not_supported_yet(
+    spec: DynamoComponentDeploymentSharedSpec, pod_template: dict[str, Any] | None, prefix: str, backend_framework: str
+) -> list[Result]:
     """Features whose operator behaviour is not ported yet: always an error, never ignored."""
     out: list[Result] = []
-    experimental = dcd.spec.experimental
+    experimental = spec.experimental
     if experimental is not None and experimental.gpu_memory_service is not None:
-        out.append(unsupported("spec.experimental.gpuMemoryService", "GPU Memory Service pod shaping").to_result())
+        out.append(unsupported(f"{prefix}.experimental.gpuMemoryService", "GPU Memory Service pod shaping").to_result())
     if experimental is not None and experimental.failover is not None:
-        out.append(unsupported("spec.experimental.failover", "engine failover pod shaping").to_result())
-    if consts.ANNOTATION_DCD_SPEC in dcd.annotations:
-        out.append(
-            unsupported(
-                f"metadata.annotations[{consts.ANNOTATION_DCD_SPEC}]",
-                "preserved v1alpha1 conversion data; remove the annotation or author the DCD as plain v1beta1",
-            ).to_result()
-        )
-    main = dcd.main_container()
-    if dcd.spec.backend_framework == consts.BACKEND_VLLM or _detects_vllm(main):
+        out.append(unsupported(f"{prefix}.experimental.failover", "engine failover pod shaping").to_result())
+    main = next(
+        (c for c in _pod_spec(pod_template).get("containers") or [] if c.get("name") == consts.MAIN_CONTAINER_NAME), None
+    )
+    if backend_framework == consts.BACKEND_VLLM or _detects_vllm(main):
         if main is not None and "--enable-elastic-ep" in expanded_command_line(main):
             out.append(
                 unsupported(
-                    "spec.podTemplate.spec.containers[main].args",
+                    f"{prefix}.podTemplate.spec.containers[main].args",
                     "vLLM elastic expert parallelism (--enable-elastic-ep) launch shaping",
                 ).to_result()
             )
@@ -632,26 +674,27 @@ def _detects_vllm(main: dict[str, Any] | None) -> bool:
     return "dynamo.vllm" in joined
 
 
-def _ignored_fields(dcd: DCD) -> list[Result]:
-    """Fields the operator accepts on a standalone DCD but does not act on: say so."""
+def _ignored_fields(spec: DynamoComponentDeploymentSharedSpec, prefix: str, standalone: bool) -> list[Result]:
+    """Fields the operator accepts off the Grove pathway but does not act on: say so."""
     out: list[Result] = []
-    if dcd.spec.topology_constraint is not None:
+    where = "a standalone DCD" if standalone else "the component pathway"
+    if spec.topology_constraint is not None:
         out.append(
             Result(
-                "has no effect on a standalone DCD: the operator applies topology constraints only on the Grove pathway",
+                f"has no effect on {where}: the operator applies topology constraints only on the Grove pathway",
                 severity=Severity.WARNING,
-                field="spec.topologyConstraint",
+                field=f"{prefix}.topologyConstraint",
             )
         )
-    if dcd.spec.scaling_adapter is not None:
-        if dcd.spec.scaling_adapter:
-            out.append(Result(f'unknown field "{next(iter(dcd.spec.scaling_adapter))}"', field="spec.scalingAdapter"))
-        else:
+    if spec.scaling_adapter is not None:
+        if spec.scaling_adapter:
+            out.append(Result(f'unknown field "{next(iter(spec.scaling_adapter))}"', field=f"{prefix}.scalingAdapter"))
+        elif standalone:
             out.append(
                 Result(
                     "has no effect on a standalone DCD: scaling adapters are created only for DynamoGraphDeployment components",
                     severity=Severity.WARNING,
-                    field="spec.scalingAdapter",
+                    field=f"{prefix}.scalingAdapter",
                 )
             )
     return out
