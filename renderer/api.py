@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from renderer import consts, gotypes
+from renderer.backends.flags import is_elastic_ep_ray_launch
 from renderer.quantity import unmarshal_quantity
 from renderer.runtimeversion import parse_image_version
 from renderer.results import (
@@ -241,7 +242,7 @@ class DCD:
 
 
 def parse_dcd(
-    obj: dict[str, Any], default_namespace: str, checkpoint_gate: bool = False
+    obj: dict[str, Any], default_namespace: str, checkpoint_gate: bool = False, admission: bool = True
 ) -> tuple[DCD | None, list[Result]]:
     """Validate and default one DCD document; every problem becomes a Result.
 
@@ -255,7 +256,7 @@ def parse_dcd(
     if api_version == consts.V1ALPHA1:
         return None, [unsupported("apiVersion", "nvidia.com/v1alpha1 DynamoComponentDeployment; convert it to nvidia.com/v1beta1").to_result(ref)]
 
-    metadata, meta_results = _parse_metadata(obj, default_namespace)
+    metadata, meta_results = parse_metadata(obj, default_namespace)
     results.extend(r.with_resource(ref) for r in meta_results)
 
     raw_spec = obj.get("spec")
@@ -292,7 +293,9 @@ def parse_dcd(
         pod_template=pod_template,
         source=obj,
     )
-    results.extend(r.with_resource(ref) for r in validate_admission(dcd, checkpoint_gate))
+    # DCDs generated from a DGD were already admitted as DGD components.
+    if admission:
+        results.extend(r.with_resource(ref) for r in validate_admission(dcd, checkpoint_gate))
     if any(r.is_error for r in results):
         return None, results
     return dcd, results
@@ -307,7 +310,8 @@ class _Metadata:
     owner_dgd: str
 
 
-def _parse_metadata(obj: dict[str, Any], default_namespace: str) -> tuple[_Metadata | None, list[Result]]:
+def parse_metadata(obj: dict[str, Any], default_namespace: str) -> tuple[_Metadata | None, list[Result]]:
+    """Name, namespace (defaulted), labels, annotations and the owner DGD of an object."""
     results: list[Result] = []
     meta = obj.get("metadata")
     if not isinstance(meta, dict):
@@ -617,32 +621,6 @@ def _elastic_ep_requires_command(main: dict[str, Any], main_index: int, prefix: 
     ]
 
 
-def expanded_command_line(container: dict[str, Any]) -> list[str]:
-    """Command then args, each split on whitespace. Mirrors: backend_vllm.go expanded command helpers."""
-    tokens: list[str] = []
-    for part in list(container.get("command") or []) + list(container.get("args") or []):
-        tokens.extend(part.split())
-    return tokens
-
-
-def has_arg(tokens: list[str], flag: str, value: str) -> bool:
-    """Mirrors: internal/dynamo/utils.go hasArg."""
-    for i, token in enumerate(tokens):
-        if f"{flag} {value}" in token or f"{flag}={value}" in token:
-            return True
-        if token == flag and i + 1 < len(tokens) and tokens[i + 1] == value:
-            return True
-    return False
-
-
-def is_elastic_ep_ray_launch(container: dict[str, Any]) -> bool:
-    """Mirrors: internal/dynamo/backend_vllm.go IsElasticEPRayLaunch."""
-    tokens = expanded_command_line(container)
-    if "--enable-elastic-ep" not in tokens:
-        return False
-    return has_arg(tokens, "--data-parallel-backend", "ray") or has_arg(tokens, "-dpb", "ray")
-
-
 def _not_supported_yet(
     spec: DynamoComponentDeploymentSharedSpec, pod_template: dict[str, Any] | None, prefix: str, backend_framework: str
 ) -> list[Result]:
@@ -653,25 +631,7 @@ def _not_supported_yet(
         out.append(unsupported(f"{prefix}.experimental.gpuMemoryService", "GPU Memory Service pod shaping").to_result())
     if experimental is not None and experimental.failover is not None:
         out.append(unsupported(f"{prefix}.experimental.failover", "engine failover pod shaping").to_result())
-    main = next(
-        (c for c in _pod_spec(pod_template).get("containers") or [] if c.get("name") == consts.MAIN_CONTAINER_NAME), None
-    )
-    if backend_framework == consts.BACKEND_VLLM or _detects_vllm(main):
-        if main is not None and "--enable-elastic-ep" in expanded_command_line(main):
-            out.append(
-                unsupported(
-                    f"{prefix}.podTemplate.spec.containers[main].args",
-                    "vLLM elastic expert parallelism (--enable-elastic-ep) launch shaping",
-                ).to_result()
-            )
     return out
-
-
-def _detects_vllm(main: dict[str, Any] | None) -> bool:
-    if main is None:
-        return False
-    joined = " ".join(list(main.get("command") or []) + list(main.get("args") or []))
-    return "dynamo.vllm" in joined
 
 
 def _ignored_fields(spec: DynamoComponentDeploymentSharedSpec, prefix: str, standalone: bool) -> list[Result]:

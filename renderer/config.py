@@ -25,6 +25,8 @@ from renderer import consts
 from renderer.results import Result, Severity, field_path
 
 RENDER_CONFIG_API_VERSION = "config.dynamo-render.dev/v1alpha1"
+# The operator release at the reference commit (deploy/helm/charts/platform Chart appVersion).
+DEFAULT_OPERATOR_VERSION = "1.5.0"
 RENDER_CONFIG_KIND = "DynamoRenderConfig"
 
 
@@ -389,6 +391,7 @@ class Gates(_Strict):
     """
 
     lws: bool | None = None
+    grove: bool | None = None
     checkpoint: bool | None = None
     dra: bool | None = None
 
@@ -403,6 +406,12 @@ class RenderSettings(_Strict):
     companions: bool = True
     gates: Gates = Field(default_factory=Gates)
     api_versions: list[str] | None = Field(default=None, alias="apiVersions")
+    # The operator version that admits DGDs (stamped as nvidia.com/dynamo-operator-origin-version).
+    operator_version: str = Field(default=DEFAULT_OPERATOR_VERSION, alias="operatorVersion")
+    # "workloads" renders DGDs down to Deployments/LWS; "dcd" stops at the generated DCDs.
+    emit: Literal["workloads", "dcd"] = "workloads"
+    # Emit DynamoGraphDeploymentScalingAdapter objects for components that ask for one.
+    scaling_adapters: bool = Field(default=False, alias="scalingAdapters")
 
 
 @dataclass(frozen=True)
@@ -414,9 +423,15 @@ class RenderConfig:
     # Why the LWS gate is off, for the multinode refusal message.
     lws_reason: str = ""
     checkpoint_enabled: bool = False
+    grove_enabled: bool = False
     companions: bool = True
     # "given" or "helm-defaults": where the operator configuration came from.
     operator_config_source: str = "helm-defaults"
+    operator_version: str = DEFAULT_OPERATOR_VERSION
+    # Cluster API group/versions when known (KUBE_API_VERSIONS), else None.
+    api_versions: tuple[str, ...] | None = None
+    emit: str = "workloads"
+    scaling_adapters: bool = False
 
 
 LWS_GROUP = "leaderworkerset.x-k8s.io"
@@ -485,13 +500,24 @@ def build_render_config(
         checkpoint = settings.gates.checkpoint
     elif checkpoint and versions is not None:
         checkpoint = any(v.strip() == "nvidia.com/v1alpha1/PodSnapshot" for v in versions)
+    # Grove: the operator config decides, else the plugin setting, else whether grove.io is served.
+    grove = operator.orchestrators.grove.enabled
+    if grove is None:
+        grove = settings.gates.grove
+    if grove is None:
+        grove = versions is not None and _serves_group(versions, "grove.io")
     config = RenderConfig(
         operator=operator,
         lws_enabled=lws,
         lws_reason=reason,
         checkpoint_enabled=checkpoint,
+        grove_enabled=grove,
         companions=settings.companions,
         operator_config_source=source,
+        operator_version=settings.operator_version,
+        api_versions=tuple(versions) if versions is not None else None,
+        emit=settings.emit,
+        scaling_adapters=settings.scaling_adapters,
     )
     return config, results
 

@@ -60,16 +60,13 @@ def detect_backend_framework(command: list[str], args: list[str]) -> str:
     return detected[0]
 
 
-def backend_framework(dcd: DCD) -> str:
+def determine_backend_framework(component_type: str, command: list[str], args: list[str], explicit: str) -> str:
     """Detected framework beats the explicit one; non-worker types are always ``noop``.
 
-    Mirrors: internal/dynamo/graph.go GetBackendFrameworkFromDynamoComponent / determineBackendFramework.
+    Mirrors: internal/dynamo/graph.go determineBackendFramework.
     """
-    if not is_worker_component(dcd.component_type):
+    if not is_worker_component(component_type):
         return consts.BACKEND_NOOP
-    main = dcd.main_container() or {}
-    command, args = main.get("command") or [], main.get("args") or []
-    explicit = dcd.spec.backend_framework or ""
     detected, detection_error = "", None
     if command or args:
         try:
@@ -88,6 +85,14 @@ def backend_framework(dcd: DCD) -> str:
     if detection_error is not None:
         raise RenderError(f"could not determine backend framework: {detection_error.message}", field=detection_error.field)
     return consts.BACKEND_NOOP
+
+
+def backend_framework(dcd: DCD) -> str:
+    """Mirrors: internal/dynamo/graph.go GetBackendFrameworkFromDynamoComponent."""
+    main = dcd.main_container() or {}
+    return determine_backend_framework(
+        dcd.component_type, main.get("command") or [], main.get("args") or [], dcd.spec.backend_framework or ""
+    )
 
 
 def _compilation_cache_mount_path(framework: str) -> str:

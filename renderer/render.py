@@ -15,6 +15,9 @@ from typing import Any
 
 from renderer import consts
 from renderer.api import DCD, parse_dcd
+from renderer import companions
+from renderer.dgd import DGD, WORKER_HASH_PLACEHOLDER, generate_dcds, parse_dgd
+from renderer.labels import is_k8s_discovery_enabled, kube_annotations, kube_labels
 from renderer.cluster import ClusterState, cluster_state_from_objects
 from renderer.config import RenderConfig
 from renderer.gpus import main_container_gpu_count
@@ -107,6 +110,112 @@ def _once(fn: Callable[[], int]) -> Callable[[], int]:
 
 
 # ---------------------------------------------------------------------------------------------
+# Graphs
+
+
+def compute_worker_hash(dgd: DGD, config: RenderConfig) -> str:
+    """The v2 worker hash: generate the DCDs with a placeholder hash and hash the worker ones.
+
+    Mirrors: internal/dynamo/hash.go ComputeDGDWorkersSpecHash.
+    """
+    from renderer.gohash import WorkerTemplate, resolve_runtime_version_for_hash, worker_hash
+
+    workers: dict[str, WorkerTemplate] = {}
+    for component, obj in generate_dcds(dgd, WORKER_HASH_PLACEHOLDER):
+        if component.type not in consts.WORKER_COMPONENT_TYPES:
+            continue
+        dcd, results = parse_dcd(obj, dgd.namespace, config.checkpoint_enabled, admission=False)
+        if dcd is None:
+            raise RenderError(results[0].message if results else "generated DCD is invalid", component.path)
+        main = dcd.main_container() or {}
+        workers[component.name] = WorkerTemplate(
+            labels=kube_labels(dcd),
+            annotations=kube_annotations(dcd),
+            runtime_version=resolve_runtime_version_for_hash(main.get("image", ""), dcd.spec.runtime_version_override or ""),
+            spec=obj["spec"],
+        )
+    return worker_hash(workers)
+
+
+def render_graph(dgd: DGD, config: RenderConfig, cluster: ClusterState) -> list[dict[str, Any]]:
+    """Everything the DGD controller's component program creates, rendered to workloads.
+
+    Shared resources come first in the controller's order (RBAC, discovery, wait-for-leader
+    ConfigMap), then each component's DCD rendered by the DCD renderer (or, with
+    ``emit: dcd``, the DCD itself).
+    Mirrors: internal/controller/dgd_component_program.go Reconcile and
+    dgd_shared_resources_reconciler.go.
+    """
+    objects: list[dict[str, Any]] = []
+    operator = config.operator
+
+    # Shared resources: planner (and EPP) RBAC in cluster-wide mode, then discovery RBAC.
+    if not operator.namespace.restricted:
+        objects += companions.service_account_with_cluster_role(
+            consts.PLANNER_SERVICE_ACCOUNT_NAME, dgd.namespace, operator.rbac.planner_cluster_role_name
+        )
+        if dgd.has_epp():
+            objects += companions.service_account_with_cluster_role(
+                consts.EPP_SERVICE_ACCOUNT_NAME, dgd.namespace, operator.rbac.epp_cluster_role_name
+            )
+    if is_k8s_discovery_enabled(operator.discovery.backend, dgd.annotations):
+        objects += companions.discovery_rbac(dgd.name, dgd.namespace)
+    for component in dgd.components:
+        if component.type == consts.COMPONENT_TYPE_EPP:
+            epp_config = component.spec.epp_config
+            if epp_config is None or epp_config.config_map_ref is None:
+                raise RenderError(
+                    "not supported yet: the <dgd>-epp-config ConfigMap generated from an inline eppConfig.config; "
+                    "reference your own ConfigMap with eppConfig.configMapRef",
+                    f"{component.path}.eppConfig.config",
+                )
+            objects.append(
+                companions.inference_pool(
+                    dgd.name, dgd.namespace, component.name, dgd.dynamo_namespace(component), f"{dgd.name}-{component.name.lower()}"
+                )
+            )
+    if dgd.has_multinode():
+        objects.append(companions.wait_leader_config_map(dgd.name, dgd.namespace))
+
+    # The component pathway needs LeaderWorkerSet for multinode components.
+    if dgd.has_multinode() and not config.lws_enabled:
+        first = next(c for c in dgd.components if c.spec.is_multinode)
+        raise RenderError(
+            f"no multinode orchestrator available ({config.lws_reason})", f"{first.path}.multinode.nodeCount"
+        )
+
+    worker_hash = compute_worker_hash(dgd, config)
+    for component, obj in generate_dcds(dgd, worker_hash):
+        if config.emit == "dcd":
+            objects.append(_public_dcd(obj))
+            continue
+        dcd, results = parse_dcd(obj, dgd.namespace, config.checkpoint_enabled, admission=False)
+        if dcd is None:
+            first_error = next((r for r in results if r.is_error), None)
+            raise RenderError(first_error.message if first_error else "generated DCD is invalid", component.path)
+        try:
+            objects += render_component(dcd, config, cluster)
+        except RenderError as err:
+            raise RenderError(err.message, _component_field(component.path, err.field)) from None
+    return objects
+
+
+def _component_field(component_path: str, dcd_field: str) -> str:
+    """Map a field path of a generated DCD back onto the DGD component it came from."""
+    if dcd_field == "spec":
+        return component_path
+    if dcd_field.startswith("spec."):
+        return f"{component_path}.{dcd_field[len('spec.'):]}"
+    return component_path
+
+
+def _public_dcd(obj: dict[str, Any]) -> dict[str, Any]:
+    """A generated DCD as emitted: no ownerReference (its UID is unknowable offline)."""
+    metadata = {k: v for k, v in obj["metadata"].items() if k != "ownerReferences"}
+    return {**obj, "metadata": metadata}
+
+
+# ---------------------------------------------------------------------------------------------
 # Bundles
 
 
@@ -168,10 +277,18 @@ def render_items(
     for item in items:
         obj = item.obj
         if is_dgd(obj):
-            ref = ResourceRef.of(obj)
-            out.results.append(
-                unsupported("kind", "DynamoGraphDeployment rendering").to_result(ref).with_source(item.file, item.index)
-            )
+            dgd, results = parse_dgd(obj, default_namespace, config)
+            out.results.extend(r.with_source(item.file, item.index) for r in results)
+            if dgd is None:
+                continue
+            try:
+                objects = render_graph(dgd, config, cluster)
+            except RenderError as err:
+                out.results.append(err.to_result(dgd.ref).with_source(item.file, item.index))
+                continue
+            _add_unique(objects, rendered, seen)
+            if keep_sources:
+                passthrough.append(obj)
             continue
         if not is_dcd(obj):
             passthrough.append(obj)
@@ -185,12 +302,7 @@ def render_items(
         except RenderError as err:
             out.results.append(err.to_result(dcd.ref).with_source(item.file, item.index))
             continue
-        for obj_out in objects:
-            key = _identity(obj_out)
-            if key in seen:
-                continue
-            seen.add(key)
-            rendered.append(obj_out)
+        _add_unique(objects, rendered, seen)
         if keep_sources:
             passthrough.append(obj)
     if config.operator_config_source == "helm-defaults" and rendered:
@@ -203,6 +315,15 @@ def render_items(
         )
     out.objects = rendered + passthrough
     return out
+
+
+def _add_unique(objects: list[dict[str, Any]], rendered: list[dict[str, Any]], seen: set[tuple[str, str, str, str]]) -> None:
+    """Append objects not yet rendered (shared objects such as a model Service appear once)."""
+    for obj in objects:
+        key = _identity(obj)
+        if key not in seen:
+            seen.add(key)
+            rendered.append(obj)
 
 
 def _identity(obj: dict[str, Any]) -> tuple[str, str, str, str]:
