@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from renderer import consts
 from renderer.api import DCD
 from renderer.quantity import unmarshal_quantity
-from renderer.results import RenderError, unsupported
+from renderer.results import RenderError, go_quote, unsupported
 
 
 def is_gpu_resource_name(name: str) -> bool:
@@ -29,7 +30,7 @@ def is_gpu_resource_name(name: str) -> bool:
     )
 
 
-def scalar_gpu_count(resources: dict[str, Any]) -> int:
+def scalar_gpu_count(resources: dict[str, Any], path: str = "resources") -> int:
     """The alphabetically first GPU-ish limit, else request; it must be a whole number.
 
     Mirrors: internal/dra/dra.go ExtractGPUCountFromResourceRequirements.
@@ -42,21 +43,30 @@ def scalar_gpu_count(resources: dict[str, Any]) -> int:
         whole = quantity.whole()
         if whole is None:
             raise RenderError(
-                f'failed to resolve container GPUs: GPU resource "{names[0]}" quantity "{quantity}" must be a whole number',
-                f"spec.podTemplate.spec.containers[main].resources.{section}",
+                f"GPU resource {go_quote(names[0])} quantity {go_quote(str(quantity))} must be a whole number",
+                f"{path}.{section}[{names[0]}]",
             )
         return whole
     return 0
 
 
 def main_container_gpu_count(dcd: DCD) -> int:
-    """Mirrors: internal/dynamo/graph.go ResolveContainerGPUs (scalar path of dra.ResolveGPUCount)."""
-    main = dcd.main_container() or {}
-    resources = main.get("resources") or {}
-    count = scalar_gpu_count(resources)
+    """GPUs of the user's main container as written in the DCD (before any rendering).
+
+    The backends that need the count add the operator's ``failed to resolve container
+    GPUs:`` prefix to any error raised here.
+    Mirrors: internal/dynamo/graph.go ResolveContainerGPUs (scalar path of dra.ResolveGPUCount).
+    """
+    containers = dcd.pod_spec.get("containers") or []
+    index = next((i for i, c in enumerate(containers) if c.get("name") == consts.MAIN_CONTAINER_NAME), None)
+    if index is None:
+        return 0
+    path = f"spec.podTemplate.spec.containers[{index}].resources"
+    resources = containers[index].get("resources") or {}
+    count = scalar_gpu_count(resources, path)
     if count > 0 or not resources.get("claims"):
         return count
     raise unsupported(
-        "spec.podTemplate.spec.containers[main].resources.claims",
+        f"{path}.claims",
         "GPU count from DRA ResourceClaims; give the main container a scalar nvidia.com/gpu limit",
     )
