@@ -1,0 +1,456 @@
+"""The pre-commit front ends in-process: line mapping, argument handling, hydration layout."""
+
+from __future__ import annotations
+
+import io
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from plugin import precommit_hydrate, precommit_validate, render_cmd
+from plugin.yamlio import load_documents
+from plugin.yamllines import LineIndex, format_results, resolve
+from renderer.results import ResourceRef, Result, Severity
+
+DCD_REF = ResourceRef("nvidia.com/v1beta1", "DynamoComponentDeployment", "worker", "")
+
+STREAM = textwrap.dedent(
+    """\
+    # leading comment
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: first
+    ---
+    ---
+    apiVersion: nvidia.com/v1beta1
+    kind: DynamoComponentDeployment
+    metadata:
+      name: worker
+      annotations:
+        nvidia.com/dcd-spec: "{}"
+    spec:
+      multinode: {}
+      podTemplate:
+        metadata:
+          labels:
+            app.kubernetes.io/name: worker
+        spec:
+          containers:
+            - name: sidecar
+              image: busybox
+            - name: main
+              image: example/worker:1
+              args:
+                - --flag
+    """
+)
+
+
+def _line(text: str, needle: str) -> int:
+    """1-based line equal to ``needle``, or else the only line containing it."""
+    found = [n for n, line in enumerate(text.splitlines(), start=1) if line == needle]
+    found = found or [n for n, line in enumerate(text.splitlines(), start=1) if needle in line]
+    assert len(found) == 1, (needle, found)
+    return found[0]
+
+
+@pytest.mark.parametrize(
+    ("field", "needle"),
+    [
+        ("", "apiVersion: nvidia.com/v1beta1"),
+        ("kind", "kind: DynamoComponentDeployment"),
+        ("spec.podTemplate.spec.containers[1].image", "image: example/worker:1"),
+        ("spec.podTemplate.spec.containers[main].args", "args:"),
+        ("spec.podTemplate.spec.containers[1].args[0]", "- --flag"),
+        ("metadata.annotations[nvidia.com/dcd-spec]", "nvidia.com/dcd-spec"),
+        # map keys with dots joined by "." (as the typed decode reports them): the longest key wins
+        ("spec.podTemplate.metadata.labels.app.kubernetes.io/name", "app.kubernetes.io/name"),
+        # the deepest existing node when the field is absent (a defaulted or missing field)
+        ("spec.multinode.nodeCount", "multinode: {}"),
+        ("spec.podTemplate.spec.containers[1].resources.limits", "- name: main"),
+        ("spec.podTemplate.spec.containers[7].image", "containers:"),
+        ("spec.podTemplate.spec.containers[ghost].args", "containers:"),
+        ("spec.replicas", "spec:"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_field_paths_resolve_to_the_line_that_holds_them(field: str, needle: str) -> None:
+    index = LineIndex(STREAM)
+    result = Result("x", resource=DCD_REF, field=field, file="f.yaml", index=2)
+    assert index.line(result) == _line(STREAM, needle)
+
+
+def test_document_indexes_count_empty_documents_as_the_loader_does() -> None:
+    docs, problems = load_documents(STREAM, "f.yaml")
+    assert not problems
+    assert [d.index for d in docs] == [0, 2]
+    index = LineIndex(STREAM)
+    first = Result("x", resource=ResourceRef("v1", "ConfigMap", "first"), field="metadata.name", file="f.yaml", index=0)
+    assert index.line(first) == _line(STREAM, "name: first")
+    assert index.line(Result("x", file="f.yaml", index=1, field="spec")) is None
+    assert index.line(Result("x", file="f.yaml", index=9, field="spec")) is None
+
+
+def test_results_without_an_index_are_found_by_their_resource() -> None:
+    index = LineIndex(STREAM)
+    assert index.line(Result("x", resource=DCD_REF, field="spec.multinode")) == _line(STREAM, "multinode: {}")
+    stranger = ResourceRef("v1", "Secret", "nowhere")
+    assert index.line(Result("x", resource=stranger, field="data")) is None
+
+
+def test_items_of_a_list_document_are_told_apart_by_their_resource() -> None:
+    text = textwrap.dedent(
+        """\
+        apiVersion: v1
+        kind: List
+        items:
+          - apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              name: one
+            data:
+              a: "1"
+          - apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              name: two
+            data:
+              a: "2"
+        """
+    )
+    index = LineIndex(text)
+    two = Result("x", resource=ResourceRef("v1", "ConfigMap", "two"), field="data.a", file="l.yaml", index=0)
+    assert index.line(two) == _line(text, 'a: "2"')
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("kind: DynamoComponentDeployment\nspec: [\n", None),
+        ("a: 1\n---\nkind: DynamoComponentDeployment\nkind: again\n", "kind: again"),
+        ("a: 1\n\tb: 2\n", "\tb: 2"),
+    ],
+    ids=["unclosed-flow", "duplicate-key", "tab-indent"],
+)
+def test_yaml_errors_point_at_the_line_the_loader_names(text: str, needle: str | None) -> None:
+    _, problems = load_documents(text, "y.yaml")
+    assert len(problems) == 1
+    expected = len(text.splitlines()) + 1 if needle is None else _line(text, needle)
+    assert f"at line {expected}," in problems[0].message
+    assert LineIndex(text).line(problems[0]) == expected
+
+
+def test_format_results_prefixes_file_and_line_and_composes_each_file_once() -> None:
+    results = [
+        Result("bad", resource=DCD_REF, field="kind", file="f.yaml", index=2),
+        Result("note", severity=Severity.WARNING, resource=DCD_REF, field="spec.replicas", file="f.yaml", index=2),
+        Result("global"),
+        Result("cannot read: No such file or directory", file="gone.yaml"),
+    ]
+    assert format_results(results, {"f.yaml": STREAM}) == [
+        f"f.yaml:{_line(STREAM, 'kind: Dynamo')}: [error] DynamoComponentDeployment/worker kind: bad",
+        f"f.yaml:{_line(STREAM, 'spec:')}: [warning] DynamoComponentDeployment/worker spec.replicas: note",
+        "[error]: global",
+        "gone.yaml: [error]: cannot read: No such file or directory",
+    ]
+
+
+def test_resolve_on_an_empty_path_is_the_node_itself() -> None:
+    node = LineIndex("a:\n  b: 1\n").documents[0]
+    assert resolve(node, "") is node
+    assert resolve(node, "a.b").start_mark.line == 1
+    assert resolve(node, "a[unclosed").start_mark.line == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# dynamo-validate
+
+
+@pytest.mark.parametrize(
+    ("result", "promoted"),
+    [
+        (Result('unknown field "imagePullPolice"', Severity.WARNING, field="spec.podTemplate.spec.containers[0].imagePullPolice"), True),
+        (Result('unknown field "foo"', Severity.WARNING, field="spec.podTemplate.foo"), True),
+        (Result('unknown field "x"', Severity.WARNING, field="spec.podTemplateX.x"), False),
+        (Result('unknown field "x"', Severity.WARNING, field="spec.operatorConfig.x"), False),
+        (Result("has no effect on a standalone DCD", Severity.WARNING, field="spec.podTemplate.spec"), False),
+        (Result('unknown field "x"', Severity.INFO, field="spec.podTemplate.x"), False),
+    ],
+    ids=["container-field", "template-field", "prefix-lookalike", "elsewhere", "other-warning", "info"],
+)
+def test_only_unknown_pod_template_fields_are_promoted(result: Result, promoted: bool) -> None:
+    out = precommit_validate.strict_pod_template(result)
+    assert out.is_error is promoted
+    assert (out.message, out.field) == (result.message, result.field)
+
+
+def _write(path: Path, text: str) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return str(path)
+
+
+def _validate(*argv: str) -> tuple[int, list[str]]:
+    out = io.StringIO()
+    code = precommit_validate.run(list(argv), out)
+    return code, out.getvalue().splitlines()
+
+
+WORKER = textwrap.dedent(
+    """\
+    apiVersion: nvidia.com/v1beta1
+    kind: DynamoComponentDeployment
+    metadata:
+      name: worker
+      namespace: llm
+    spec:
+      type: decode
+      replicas: {replicas}
+      podTemplate:
+        spec:
+          containers:
+            - name: main
+              image: example/worker:1
+    """
+)
+
+
+def test_validate_without_files_passes() -> None:
+    assert _validate() == (0, [])
+
+
+def test_files_without_a_dynamo_kind_are_not_parsed(tmp_path: Path) -> None:
+    broken = _write(tmp_path / "chart" / "templates" / "x.yaml", "{{ .Values.oops }}\n: [\n")
+    assert _validate(broken) == (0, [])
+
+
+def test_a_valid_file_passes_silently_and_notes_need_verbose(tmp_path: Path) -> None:
+    good = _write(tmp_path / "w.yaml", WORKER.format(replicas=1))
+    assert _validate(good) == (0, [])
+    code, lines = _validate("-v", good, good)
+    assert code == 0
+    assert len(lines) == 1 and lines[0].startswith("[info]: no operator configuration given")
+
+
+def test_directories_are_walked_and_every_bad_file_is_reported(tmp_path: Path) -> None:
+    _write(tmp_path / "a" / "bad.yaml", WORKER.format(replicas=-1))
+    _write(tmp_path / "b" / "bad.yml", WORKER.format(replicas=-2))
+    _write(tmp_path / "b" / "good.yaml", WORKER.format(replicas=1))
+    code, lines = _validate(str(tmp_path))
+    row = _line(WORKER, "replicas:")
+    assert code == 1
+    assert lines == [
+        f"{tmp_path}/a/bad.yaml:{row}: [error] DynamoComponentDeployment/worker spec.replicas: must be >= 0 (got -1)",
+        f"{tmp_path}/b/bad.yml:{row}: [error] DynamoComponentDeployment/worker spec.replicas: must be >= 0 (got -2)",
+    ]
+
+
+def test_settings_options_reach_the_renderer(tmp_path: Path) -> None:
+    multinode = (
+        WORKER.format(replicas=1).replace("  replicas: 1\n", "  replicas: 1\n  backendFramework: vllm\n  multinode: {}\n")
+        + "          command: [python3, -m, dynamo.vllm]\n          args: [--model, Qwen/Qwen3-0.6B]\n"
+    )
+    path = _write(tmp_path / "m.yaml", multinode)
+    assert _validate("--lws", path) == (0, [])
+    code, lines = _validate("--no-lws", path)
+    assert code == 1
+    assert lines[0].startswith(f"{path}:{_line(multinode, 'multinode')}: [error] DynamoComponentDeployment/worker spec.multinode.nodeCount: multinode DCD needs LeaderWorkerSet")
+
+
+def test_unusable_settings_fail_before_any_file(tmp_path: Path) -> None:
+    good = _write(tmp_path / "w.yaml", WORKER.format(replicas=1))
+    code, lines = _validate("--config", str(tmp_path / "missing.yaml"), good)
+    assert code == 1
+    assert lines == [f"{tmp_path}/missing.yaml: [error]: cannot read: No such file or directory"]
+
+
+def test_unreadable_and_undecodable_files_are_errors(tmp_path: Path) -> None:
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes(b"kind: DynamoComponentDeployment\nname: caf\xe9\n")
+    code, lines = _validate(str(tmp_path / "nope.yaml"), str(latin))
+    assert code == 1
+    assert lines == [
+        f"{tmp_path}/nope.yaml: [error]: cannot read: No such file or directory",
+        f"{latin}: [error]: not valid UTF-8 at byte 41",
+    ]
+
+
+def test_validate_main_parses_options_like_argparse(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        precommit_validate.main(["--no-such-option"])
+    assert exc.value.code == 2
+    assert "unrecognized arguments: --no-such-option" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------------
+# dynamo-hydrate-check
+
+
+def _hydrate(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = precommit_hydrate.run(list(argv), out)
+    return code, out.getvalue()
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A repository-like folder with sources under deploy/, used as the working directory."""
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path / "deploy" / "apps" / "worker.yaml", WORKER.format(replicas=1))
+    _write(
+        tmp_path / "deploy" / "apps" / "model.yaml",
+        WORKER.format(replicas=1).replace("name: worker", "name: other") + "  modelRef:\n    name: Qwen/Qwen3-0.6B\n",
+    )
+    _write(
+        tmp_path / "deploy" / "zz-model-twin.yaml",
+        WORKER.format(replicas=1).replace("name: worker", "name: twin") + "  modelRef:\n    name: Qwen/Qwen3-0.6B\n",
+    )
+    _write(tmp_path / "deploy" / "namespace.json", '{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "llm"}}\n')
+    _write(tmp_path / "deploy" / "empty.yaml", "# nothing here yet\n")
+    _write(
+        tmp_path / "deploy" / "settings.yaml",
+        "apiVersion: config.dynamo-render.dev/v1alpha1\nkind: DynamoRenderConfig\nmetadata:\n  name: s\nspec:\n  namespace: llm\n",
+    )
+    return tmp_path
+
+
+def _objects(path: Path) -> list[object]:
+    docs, problems = load_documents(path.read_text(), str(path))
+    assert not problems
+    return [d.obj for d in docs]
+
+
+def test_hydrate_layout_mirrors_the_source_tree(tree: Path) -> None:
+    code, out = _hydrate("--fix", "--config", "deploy/settings.yaml", "deploy", "rendered")
+    assert code == 1
+    written = sorted(str(p.relative_to(tree / "rendered")) for p in (tree / "rendered").rglob("*") if p.is_file())
+    # empty.yaml renders nothing; settings.yaml is configuration, not a cluster object
+    assert written == ["apps/model.yaml", "apps/worker.yaml", "namespace.yaml", "zz-model-twin.yaml"]
+    assert out.splitlines() == [f"wrote rendered/{name}" for name in written]
+    for name in written:
+        text = (tree / "rendered" / name).read_text()
+        source = "deploy/namespace.json" if name == "namespace.yaml" else f"deploy/{name}"
+        assert text.startswith(f"# Code generated by dynamo-render from {source}; DO NOT EDIT.\n---\n")
+    # the shared model Service is written once, in the first file read that renders it: a
+    # folder's own files come before its subfolders, as the render command reads a tree
+    def names(path: Path) -> list[tuple[str, str]]:
+        return [(o["kind"], o["metadata"]["name"]) for o in _objects(path)]  # type: ignore[index]
+
+    assert names(tree / "rendered" / "zz-model-twin.yaml") == [
+        ("Deployment", "twin"),
+        ("Service", "twin"),
+        ("Service", "dynamo-model-fb68f5a6"),
+    ]
+    assert names(tree / "rendered" / "apps" / "model.yaml") == [("Deployment", "other"), ("Service", "other")]
+    assert _hydrate("--config", "deploy/settings.yaml", "deploy", "rendered") == (0, "")
+
+
+def test_hydrated_files_hold_exactly_what_render_prints_for_the_tree(tree: Path) -> None:
+    _hydrate("--fix", "deploy", "rendered")
+    os.remove("deploy/settings.yaml")
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = render_cmd.run(["deploy"], None, None, None, False, None, "yaml", False, stdout, stderr)
+    assert code == 0, stderr.getvalue()
+    rendered, _ = load_documents(stdout.getvalue(), "-")
+
+    def key(obj: object) -> str:
+        return repr(sorted(obj.items()))  # type: ignore[attr-defined]
+
+    hydrated = [obj for path in sorted((tree / "rendered").rglob("*.yaml")) for obj in _objects(path)]
+    assert sorted(map(key, hydrated)) == sorted(key(d.obj) for d in rendered)
+
+
+def test_check_prints_a_diff_and_writes_nothing(tree: Path) -> None:
+    _hydrate("--fix", "deploy", "rendered")
+    Path("deploy/apps/worker.yaml").write_text(WORKER.format(replicas=3))
+    os.remove("deploy/namespace.json")
+    Path("rendered/notes.yaml").write_text("hand: written\n")
+    before = {p: p.read_bytes() for p in Path("rendered").rglob("*") if p.is_file()}
+
+    code, out = _hydrate("deploy", "rendered")
+    assert code == 1
+    assert "--- a/rendered/apps/worker.yaml\n+++ b/rendered/apps/worker.yaml\n" in out
+    assert "\n-  replicas: 1\n+  replicas: 3\n" in out
+    assert "--- a/rendered/namespace.yaml\n+++ /dev/null\n" in out
+    assert "notes.yaml" not in out
+    assert out.endswith("2 file(s) under rendered differ from a fresh render; run: dynamo-render hydrate-check --fix deploy rendered\n")
+    assert {p: p.read_bytes() for p in Path("rendered").rglob("*") if p.is_file()} == before
+
+    code, out = _hydrate("--fix", "deploy", "rendered")
+    assert (code, out) == (1, "wrote rendered/apps/worker.yaml\nremoved stale rendered/namespace.yaml\n")
+    assert Path("rendered/notes.yaml").read_text() == "hand: written\n"
+    assert _hydrate("deploy", "rendered") == (0, "")
+
+
+def test_deleting_the_last_file_of_a_folder_removes_the_folder(tree: Path) -> None:
+    _hydrate("--fix", "deploy", "rendered")
+    for name in ("worker.yaml", "model.yaml"):
+        os.remove(f"deploy/apps/{name}")
+    code, _ = _hydrate("--fix", "deploy", "rendered")
+    assert code == 1
+    assert not Path("rendered/apps").exists()
+    assert Path("rendered").is_dir()
+
+
+def test_a_missing_output_folder_is_all_new_files(tree: Path) -> None:
+    code, out = _hydrate("deploy", "rendered")
+    assert code == 1
+    assert "--- /dev/null\n+++ b/rendered/apps/worker.yaml\n" in out
+    assert not Path("rendered").exists()
+
+
+def test_a_committed_file_without_a_final_newline_shows_in_the_diff(tree: Path) -> None:
+    _hydrate("--fix", "deploy", "rendered")
+    path = Path("rendered/namespace.yaml")
+    path.write_text(path.read_text().rstrip("\n"))
+    code, out = _hydrate("deploy", "rendered")
+    assert code == 1
+    assert "\\ No newline at end of file\n" in out
+
+
+def test_render_errors_are_reported_with_lines_and_nothing_is_written(tree: Path) -> None:
+    Path("deploy/apps/worker.yaml").write_text(WORKER.format(replicas=-1))
+    code, out = _hydrate("--fix", "deploy", "rendered")
+    assert code == 1
+    row = _line(WORKER, "replicas:")
+    assert out == f"deploy/apps/worker.yaml:{row}: [error] DynamoComponentDeployment/worker spec.replicas: must be >= 0 (got -1)\n"
+    assert not Path("rendered").exists()
+
+
+def test_sources_that_map_to_one_output_file_are_an_error(tree: Path) -> None:
+    _write(tree / "deploy" / "namespace.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: other\n")
+    code, out = _hydrate("deploy", "rendered")
+    assert code == 1
+    assert "deploy/namespace.yaml: [error]: renders to the same output file namespace.yaml as deploy/namespace.json" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["missing", "rendered"], "[error]: source folder missing does not exist or is not a folder\n"),
+        (["deploy", "deploy/rendered"], "[error]: source folder deploy and output folder deploy/rendered must not contain each other\n"),
+        (["deploy/apps", "deploy"], "[error]: source folder deploy/apps and output folder deploy must not contain each other\n"),
+        (["deploy", "deploy"], "[error]: source folder deploy and output folder deploy must not contain each other\n"),
+        (["deploy", "deploy.txt"], "[error]: output deploy.txt exists and is not a folder\n"),
+    ],
+    ids=["no-source", "output-inside", "source-inside", "same", "output-is-file"],
+)
+def test_hydrate_refuses_unusable_folders(tree: Path, argv: list[str], message: str) -> None:
+    Path("deploy.txt").write_text("x\n")
+    assert _hydrate(*argv) == (1, message)
+
+
+def test_hydrate_needs_both_folders(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        precommit_hydrate.main(["deploy"])
+    assert exc.value.code == 2
+    assert "the following arguments are required: OUTPUT" in capsys.readouterr().err
+
+
+def test_keep_sources_writes_the_dynamo_resources_too(tree: Path) -> None:
+    _hydrate("--fix", "--keep-sources", "deploy", "rendered")
+    kinds = [o["kind"] for o in _objects(tree / "rendered" / "apps" / "worker.yaml")]  # type: ignore[index]
+    assert kinds == ["Deployment", "Service", "DynamoComponentDeployment"]
