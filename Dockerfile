@@ -1,0 +1,39 @@
+# dynamo-render: one image for both container front ends.
+#
+# - Argo CD config-management plugin sidecar: run with command
+#   /var/run/argocd/argocd-cmp-server (Argo CD's own binary, shared by the repo-server's
+#   copyutil init container; see argocd/sidecar). The plugin configuration is baked in at
+#   /home/argocd/cmp-server/config/plugin.yaml; the sidecar runs `dynamo-render cmp generate`.
+# - KRM container function for kustomize and kpt: the default entrypoint, dynamo-render-krm,
+#   reads a ResourceList on stdin and writes one on stdout.
+#
+# Build:  docker build -t dynamo-render:0.1.0 .
+# Use:    docker run --rm -i dynamo-render:0.1.0 < resource-list.yaml
+#         docker run --rm -v "$PWD:/work" -w /work --entrypoint dynamo-render dynamo-render:0.1.0 render deploy/
+
+ARG PYTHON_IMAGE=python:3.12.11-slim-bookworm
+
+# Build stage: install the package from this repository into /opt/dynamo-render.
+FROM ${PYTHON_IMAGE} AS build
+WORKDIR /src
+COPY pyproject.toml README.md ./
+COPY renderer/ renderer/
+COPY plugin/ plugin/
+COPY scripts/install-image.sh scripts/
+RUN sh scripts/install-image.sh /src /opt/dynamo-render
+
+# Final stage: the same base, the virtualenv and the plugin configuration; no build tools.
+FROM ${PYTHON_IMAGE}
+LABEL org.opencontainers.image.title="dynamo-render" \
+      org.opencontainers.image.description="Render NVIDIA Dynamo custom resources offline: Argo CD plugin and KRM function" \
+      org.opencontainers.image.licenses="Apache-2.0"
+COPY --from=build /opt/dynamo-render /opt/dynamo-render
+COPY argocd/plugin.yaml /home/argocd/cmp-server/config/plugin.yaml
+ENV PATH=/opt/dynamo-render/bin:$PATH \
+    HOME=/tmp \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1
+WORKDIR /tmp
+# Argo CD requires uid 999 for plugin sidecars; kustomize and kpt run functions as nobody.
+USER 999:999
+ENTRYPOINT ["dynamo-render-krm"]
