@@ -17,6 +17,21 @@ Run by hand; it touches nothing but its output. For example, with bare git mirro
 ``--core``/``--meta`` also take a checkout's package directory (every non-test ``.go`` file
 in it is read).
 
+The ``dynamo`` mode writes renderer/dynamo_types.py instead: the shapes of the Dynamo
+operator's v1beta1 ``DynamoComponentDeploymentSpec`` and v1alpha1
+``DynamoComponentDeploymentSharedSpec`` (what the worker hashes marshal), with the gateway
+inference extension's ``EndpointPickerConfig`` and meta/v1 ``TypeMeta`` followed, and every
+core/v1 struct left as a reference into renderer/k8s_types.py. Each argument is a package
+directory, for example one exported with ``git archive <commit> <dir> | tar -x``:
+
+    python tools/gen_gotypes.py dynamo --v1beta1 <api/v1beta1> --v1alpha1 <api/v1alpha1> \
+        --gaie <apix/config/v1alpha1> --meta <meta/v1> --core <core/v1> \
+        --dynamo-commit 2a6da14c8 --gaie-version v1.2.0 --apimachinery-version v0.36.2 \
+        --api-version v0.36.2 -o renderer/dynamo_types.py
+
+A reached type with its own ``MarshalJSON`` stops the generator unless it is a declared leaf:
+that is how the table proves encoding/json's default struct encoder applies everywhere else.
+
 Mirrors: encoding/json typeFields (field naming, tag options, embedded-field promotion and
 the dominant-field rule), applied to k8s.io/api core/v1 types.go and
 k8s.io/apimachinery pkg/apis/meta/v1 types.go.
@@ -85,6 +100,8 @@ class Package:
     imports: dict[str, dict[str, str]] = field(default_factory=dict)
     origin: dict[str, str] = field(default_factory=dict)
     broken: dict[str, str] = field(default_factory=dict)
+    # types with their own MarshalJSON method: encoding/json does not look at their fields
+    marshalers: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -129,10 +146,11 @@ def strip_comments(text: str) -> str:
 
 
 _IMPORT_LINE = re.compile(r'^\s*(?:(\w+|\.|_)\s+)?"([^"]+)"\s*$')
-_TYPE_START = re.compile(r"^type\s+(\w+)\s+(=\s*)?(.*)$")
+_TYPE_START = re.compile(r"^type\s+(\w+)(\[[^\]]*\])?\s+(=\s*)?(.*)$")
 _FIELD_NAMED = re.compile(r"^([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s+(\S.*)$")
 _FIELD_EMBEDDED = re.compile(r"^\*?[A-Za-z_][\w.]*$")
 _JSON_TAG = re.compile(r'(?:^|\s)json:"([^"]*)"')
+_MARSHALER = re.compile(r"^func\s*\(\s*(?:\w+\s+)?\*?(\w+)\s*\)\s*MarshalJSON\s*\(")
 
 
 def parse_file(text: str, package: Package, file_name: str) -> None:
@@ -144,6 +162,10 @@ def parse_file(text: str, package: Package, file_name: str) -> None:
         raw = lines[i]
         line = raw.strip()
         i += 1
+        marshaler = _MARSHALER.match(raw)
+        if marshaler:
+            package.marshalers.add(marshaler.group(1))
+            continue
         if not raw.startswith(("type", "import")):
             continue  # only top-level declarations start at column 0
         if line.startswith("import"):
@@ -182,10 +204,13 @@ def _parse_type_spec(line: str, lines: list[str], i: int, package: Package, file
     m = _TYPE_START.match(line)
     if not m:
         raise GoSourceError(f"{file_name}: cannot read {line!r}")
-    name, underlying = m.group(1), m.group(3).strip()
+    name, underlying = m.group(1), m.group(4).strip()
     if name in package.origin:
         # build-tagged alternatives (fieldsv1_byte.go / fieldsv1_string.go): fatal only if reached
         package.broken[name] = f"{name} declared twice ({package.origin[name]}, {file_name})"
+    if m.group(2):
+        # a generic type: encoding/json sees only its instantiations; fatal only if reached
+        package.broken[name] = f"{file_name}: generic type {name}"
     package.origin.setdefault(name, file_name)
     if underlying.startswith("struct"):
         body: list[str] = []
@@ -229,11 +254,25 @@ def _parse_field(text: str, struct: str, file_name: str) -> RawField:
 
 
 class Resolver:
-    """Turns Go type text into shapes and struct bodies into encoding/json field lists."""
+    """Turns Go type text into shapes and struct bodies into encoding/json field lists.
 
-    def __init__(self, packages: dict[str, Package]) -> None:
+    ``leaves`` adds types with their own JSON codec to ``LEAVES``; a struct of a package in
+    ``delegate`` becomes ``("k8s", name)``, a reference into the k8s table, instead of being
+    followed; any type of a package in ``opaque`` becomes ``("unsupported", "path.Name")``.
+    """
+
+    def __init__(
+        self,
+        packages: dict[str, Package],
+        leaves: dict[tuple[str, str], tuple[str, ...]] | None = None,
+        delegate: frozenset[str] = frozenset(),
+        opaque: frozenset[str] = frozenset(),
+    ) -> None:
         self.packages = packages
         self.struct_home: dict[str, str] = {}
+        self.leaves = {**LEAVES, **(leaves or {})}
+        self.delegate = delegate
+        self.opaque = opaque
 
     def shape(self, text: str, pkg: Package, file_name: str) -> tuple[object, ...]:
         text = text.strip()
@@ -264,13 +303,19 @@ class Resolver:
         return self.named(pkg.path, text)
 
     def named(self, path: str, name: str) -> tuple[object, ...]:
-        if (path, name) in LEAVES:
-            return LEAVES[(path, name)]
+        if (path, name) in self.leaves:
+            return self.leaves[(path, name)]
+        if path in self.opaque:
+            return ("unsupported", f"{path}.{name}")
         pkg = self.packages.get(path)
         if pkg is None:
             raise GoSourceError(f"no source given for {path}.{name}")
         if name in pkg.broken:
             raise GoSourceError(pkg.broken[name])
+        if name in pkg.marshalers:
+            raise GoSourceError(f"{path}.{name} has its own MarshalJSON; declare it a leaf")
+        if path in self.delegate and name in pkg.structs:
+            return ("k8s", name)
         if name in pkg.structs:
             home = self.struct_home.setdefault(name, path)
             if home != path:
@@ -358,9 +403,11 @@ def _json_tag(tag: str | None) -> list[str] | None:
     return m.group(1).split(",") if m else None
 
 
-def reachable(resolver: Resolver, root: str) -> dict[str, list[JsonField]]:
+def reachable(
+    resolver: Resolver, root: str, root_path: str = CORE_PATH
+) -> dict[str, list[JsonField]]:
     """Every struct reachable from ``root`` through field types, with its JSON fields."""
-    resolver.named(CORE_PATH, root)
+    resolver.named(root_path, root)
     found: dict[str, list[JsonField]] = {}
     queue = [root]
     while queue:
@@ -447,19 +494,28 @@ def render_module(
         out.append(f'    "{name}": "{homes[name]}",')
     out.append("}")
     out.append("")
-    out.append("STRUCTS: dict[str, tuple[tuple[Any, ...], ...]] = {")
+    out.extend(_struct_table("STRUCTS", structs))
+    out.append("")
+    return "\n".join(out)
+
+
+def _struct_table(var: str, structs: dict[str, list[JsonField]]) -> list[str]:
+    """The lines of one ``name -> field rows`` dict literal."""
+    out = [f"{var}: dict[str, tuple[tuple[Any, ...], ...]] = {{"]
     for name in sorted(structs):
         rows = [
             (f.json_name, f.go_name, f.shape, f.omitempty, f.omitzero, f.inline)
             for f in structs[name]
         ]
         one_line = f'    "{name}": ({_py(rows[0])},),' if len(rows) == 1 else ""
+        if not rows:
+            out.append(f'    "{name}": (),')
+            continue
         if one_line and len(one_line) <= 100:
             out.append(one_line)
             continue
         out.append(f'    "{name}": (')
-        for f in structs[name]:
-            row = (f.json_name, f.go_name, f.shape, f.omitempty, f.omitzero, f.inline)
+        for row in rows:
             line = f"        {_py(row)},"
             if len(line) <= 100:
                 out.append(line)
@@ -469,8 +525,7 @@ def render_module(
                 out.append("        ),")
         out.append("    ),")
     out.append("}")
-    out.append("")
-    return "\n".join(out)
+    return out
 
 
 def _py(value: object) -> str:
@@ -485,7 +540,121 @@ def _py(value: object) -> str:
     raise TypeError(f"cannot write {value!r}")
 
 
+DYNAMO_API = "github.com/ai-dynamo/dynamo/deploy/operator/api"
+DYNAMO_V1BETA1 = f"{DYNAMO_API}/v1beta1"
+DYNAMO_V1ALPHA1 = f"{DYNAMO_API}/v1alpha1"
+GAIE_PATH = "sigs.k8s.io/gateway-api-inference-extension/apix/config/v1alpha1"
+APIEXTENSIONS_PATH = "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+AUTOSCALING_V2_PATH = "k8s.io/api/autoscaling/v2"
+
+# More types with their own MarshalJSON, handled by hand in renderer/gohash.py:
+# apiextensions JSON and json.RawMessage print their stored bytes; the v1alpha1 ExtraPodSpec
+# marshals an inline PodSpec whose containers list is shadowed by an omitempty copy.
+DYNAMO_LEAVES: dict[tuple[str, str], tuple[str, ...]] = {
+    (APIEXTENSIONS_PATH, "JSON"): ("RawJSON",),
+    ("encoding/json", "RawMessage"): ("RawMessage",),
+    (DYNAMO_V1ALPHA1, "ExtraPodSpec"): ("ExtraPodSpec",),
+}
+DYNAMO_ROOTS = {
+    "V1BETA1": (DYNAMO_V1BETA1, "DynamoComponentDeploymentSpec"),
+    "V1ALPHA1": (DYNAMO_V1ALPHA1, "DynamoComponentDeploymentSharedSpec"),
+}
+
+
+def render_dynamo_module(tables: dict[str, dict[str, list[JsonField]]], versions: dict[str, str]) -> str:
+    """The text of renderer/dynamo_types.py."""
+    out = [
+        '"""Go struct JSON shapes of the Dynamo component specs that the worker hashes marshal.',
+        "",
+        "GENERATED by tools/gen_gotypes.py (dynamo mode) -- do not edit by hand.",
+        f"Source: github.com/ai-dynamo/dynamo {versions['dynamo']} deploy/operator/api/v1beta1 and",
+        "api/v1alpha1 (common.go, dynamocomponentdeployment_types.go and the files they reach),",
+        f"sigs.k8s.io/gateway-api-inference-extension {versions['gaie']} apix/config/v1alpha1,",
+        f"k8s.io/apimachinery {versions['apimachinery']} meta/v1 and k8s.io/api {versions['api']} core/v1.",
+        "Regenerate with the command in the tool's docstring.",
+        "",
+        "V1BETA1 holds every struct reachable from v1beta1 DynamoComponentDeploymentSpec and",
+        "V1ALPHA1 every struct reachable from v1alpha1 DynamoComponentDeploymentSharedSpec (the two",
+        "API versions reuse struct names, hence two tables). Rows are as in renderer/k8s_types.py:",
+        "(json name, Go name, shape, omitempty, omitzero, inline). Extra shapes: (\"k8s\", name) is",
+        "a core/v1 struct of renderer/k8s_types.py; (\"RawJSON\",) an apiextensions JSON value;",
+        "(\"RawMessage\",) a json.RawMessage; (\"ExtraPodSpec\",) the v1alpha1 ExtraPodSpec with its",
+        "own MarshalJSON; (\"unsupported\", type) a deprecated field this project does not model.",
+        "",
+        "Mirrors: encoding/json typeFields over deploy/operator/api/v1beta1 and api/v1alpha1",
+        '"""',
+        "",
+        "from typing import Any",
+        "",
+        "SOURCES: dict[str, str] = {",
+        f'    "github.com/ai-dynamo/dynamo": "{versions["dynamo"]}",',
+        f'    "sigs.k8s.io/gateway-api-inference-extension": "{versions["gaie"]}",',
+        f'    "k8s.io/apimachinery": "{versions["apimachinery"]}",',
+        f'    "k8s.io/api": "{versions["api"]}",',
+        "}",
+        "ROOTS: dict[str, str] = {",
+    ]
+    for var, (_path, root) in DYNAMO_ROOTS.items():
+        out.append(f'    "{var}": "{root}",')
+    out.append("}")
+    for var in DYNAMO_ROOTS:
+        out.append("")
+        out.extend(_struct_table(var, tables[var]))
+    out.append("")
+    return "\n".join(out)
+
+
+def main_dynamo(argv: Sequence[str]) -> int:
+    """The ``dynamo`` mode: write renderer/dynamo_types.py."""
+    parser = argparse.ArgumentParser(prog="gen_gotypes.py dynamo")
+    parser.add_argument("--v1beta1", action="append", required=True, help="api/v1beta1 dir")
+    parser.add_argument("--v1alpha1", action="append", required=True, help="api/v1alpha1 dir")
+    parser.add_argument("--gaie", action="append", required=True, help="apix/config/v1alpha1 dir")
+    parser.add_argument("--meta", action="append", required=True, help="meta/v1 .go file or dir")
+    parser.add_argument("--core", action="append", required=True, help="core/v1 .go file or dir")
+    parser.add_argument("--dynamo-commit", required=True, help="ai-dynamo/dynamo commit")
+    parser.add_argument("--gaie-version", required=True, help="inference extension tag")
+    parser.add_argument("--apimachinery-version", required=True, help="apimachinery tag")
+    parser.add_argument("--api-version", required=True, help="k8s.io/api tag")
+    parser.add_argument("-o", "--output", help="write here instead of stdout")
+    args = parser.parse_args(argv)
+    tables: dict[str, dict[str, list[JsonField]]] = {}
+    try:
+        shared = {
+            GAIE_PATH: load_package(GAIE_PATH, args.gaie),
+            META_PATH: load_package(META_PATH, args.meta),
+            CORE_PATH: load_package(CORE_PATH, args.core),
+        }
+        api = {DYNAMO_V1BETA1: args.v1beta1, DYNAMO_V1ALPHA1: args.v1alpha1}
+        for var, (path, root) in DYNAMO_ROOTS.items():
+            resolver = Resolver(
+                {**shared, path: load_package(path, api[path])},
+                leaves=DYNAMO_LEAVES,
+                delegate=frozenset({CORE_PATH}),
+                opaque=frozenset({AUTOSCALING_V2_PATH}),
+            )
+            tables[var] = reachable(resolver, root, path)
+    except GoSourceError as err:
+        print(f"gen_gotypes: {err}", file=sys.stderr)
+        return 1
+    versions = {
+        "dynamo": args.dynamo_commit,
+        "gaie": args.gaie_version,
+        "apimachinery": args.apimachinery_version,
+        "api": args.api_version,
+    }
+    text = render_dynamo_module(tables, versions)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["dynamo"]:
+        return main_dynamo(argv[1:])
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--core", action="append", required=True, help="core/v1 .go file or dir")
     parser.add_argument("--meta", action="append", required=True, help="meta/v1 .go file or dir")
