@@ -13,6 +13,7 @@ internal/features/compatibility/gates.go VLLMMultiprocessing.
 from __future__ import annotations
 
 import re
+from itertools import zip_longest
 from dataclasses import dataclass
 
 from renderer import consts
@@ -23,7 +24,6 @@ _LOOSE = re.compile(
     r"(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?"
     r"(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?"
 )
-_ALLOWED = re.compile(r"[0-9A-Za-z-]+")
 _DIGITS = re.compile(r"[0-9]+")
 _UINT64_MAX = 2**64 - 1
 
@@ -48,25 +48,12 @@ def parse_version(text: str) -> Version | None:
     values = [int(n) for n in numbers]
     if any(v > _UINT64_MAX for v in values):
         return None
-    pre, metadata = match.group(5) or "", match.group(8) or ""
-    if pre and not _valid_prerelease(pre):
-        return None
-    if metadata and not all(_ALLOWED.fullmatch(part) for part in metadata.split(".")):
+    # The pattern already limits pre-release and build parts to non-empty [0-9A-Za-z-]
+    # runs; what is left to check is that numeric pre-release parts have no leading zero.
+    pre = match.group(5) or ""
+    if any(_DIGITS.fullmatch(part) and len(part) > 1 and part[0] == "0" for part in pre.split(".")):
         return None
     return Version(values[0], values[1], values[2], pre)
-
-
-def _valid_prerelease(pre: str) -> bool:
-    """Numeric identifiers may not have leading zeros; others use [0-9A-Za-z-]."""
-    for part in pre.split("."):
-        if not part:
-            return False
-        if _DIGITS.fullmatch(part):
-            if len(part) > 1 and part[0] == "0":
-                return False
-        elif not _ALLOWED.fullmatch(part):
-            return False
-    return True
 
 
 def compare_versions(a: Version, b: Version) -> int:
@@ -83,12 +70,8 @@ def compare_versions(a: Version, b: Version) -> int:
         return 1
     if not b.pre:
         return -1
-    left, right = a.pre.split("."), b.pre.split(".")
-    for i in range(max(len(left), len(right))):
-        result = _compare_pre_part(left[i] if i < len(left) else "", right[i] if i < len(right) else "")
-        if result:
-            return result
-    return 0
+    parts = zip_longest(a.pre.split("."), b.pre.split("."), fillvalue="")
+    return next((result for result in (_compare_pre_part(x, y) for x, y in parts) if result), 0)
 
 
 def _compare_pre_part(s: str, o: str) -> int:
