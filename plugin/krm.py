@@ -599,8 +599,29 @@ def _unique(results: Iterable[Result]) -> list[Result]:
 # Writing
 
 
+class _Dumper(Dumper):  # type: ignore[misc,valid-type]
+    """The project's YAML writer, remembering how each scalar value resolves.
+
+    The serializer asks twice per scalar; documents repeat the same keys and values thousands
+    of times, and the answer depends only on the value.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._resolved: dict[tuple[str, tuple[bool, bool]], str] = {}
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is not yaml.ScalarNode:
+            return super().resolve(kind, value, implicit)
+        key = (value, implicit)
+        tag = self._resolved.get(key)
+        if tag is None:
+            tag = self._resolved[key] = super().resolve(kind, value, implicit)
+        return tag
+
+
 def _dumper(stream: TextIO, explicit_start: bool = False) -> Any:
-    return Dumper(
+    return _Dumper(
         stream,
         default_flow_style=False,
         sort_keys=True,
@@ -613,6 +634,39 @@ def _dumper(stream: TextIO, explicit_start: bool = False) -> Any:
 _STR = "tag:yaml.org,2002:str"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
+_BOOL = "tag:yaml.org,2002:bool"
+_INT = "tag:yaml.org,2002:int"
+_NULL = "tag:yaml.org,2002:null"
+
+
+def _value_node(value: Any, dumper: Any) -> yaml.Node:
+    """The node ``plugin.yamlio.Dumper`` would represent a plain JSON-like value with.
+
+    Why: the generic representer is the most expensive step of writing large outputs; rendered
+    objects hold only dicts, lists, strings, integers, booleans and nulls, which this builds
+    directly (sorted keys, block style, literal blocks for multi-line strings). Anything else
+    goes through the representer.
+    """
+    kind = type(value)
+    if kind is str:
+        return yaml.ScalarNode(_STR, value, style="|" if "\n" in value else None)
+    if kind is dict:
+        pairs = list(value.items())
+        try:
+            pairs.sort()
+        except TypeError:
+            pass
+        return yaml.MappingNode(_MAP, [(_value_node(k, dumper), _value_node(v, dumper)) for k, v in pairs], flow_style=False)
+    if kind is list:
+        return yaml.SequenceNode(_SEQ, [_value_node(v, dumper) for v in value], flow_style=False)
+    if kind is bool:
+        return yaml.ScalarNode(_BOOL, "true" if value else "false")
+    if kind is int:
+        return yaml.ScalarNode(_INT, str(value))
+    if value is None:
+        return yaml.ScalarNode(_NULL, "null")
+    node: yaml.Node = dumper.represent_data(value)
+    return node
 
 
 def _passthrough_node(node: yaml.Node, dumper: Any, reader: Any, ancestors: set[int] | None = None) -> yaml.Node:
@@ -648,8 +702,7 @@ def _passthrough_node(node: yaml.Node, dumper: Any, reader: Any, ancestors: set[
 def _item_node(entry: yaml.Node | dict[str, Any], dumper: Any, reader: Any) -> yaml.Node:
     if isinstance(entry, yaml.Node):
         return _passthrough_node(entry, dumper, reader)
-    node: yaml.Node = dumper.represent_data(entry)
-    return node
+    return _value_node(entry, dumper)
 
 
 def _str_node(value: str) -> yaml.ScalarNode:
@@ -667,7 +720,7 @@ def write_resource_list(items: Sequence[yaml.Node | dict[str, Any]], results: Se
         (_str_node("items"), yaml.SequenceNode(_SEQ, [_item_node(e, dumper, reader) for e in items], flow_style=False)),
     ]
     if results:
-        pairs.append((_str_node("results"), dumper.represent_data([r.to_krm() for r in results])))
+        pairs.append((_str_node("results"), _value_node([r.to_krm() for r in results], dumper)))
     dumper.open()
     dumper.serialize(yaml.MappingNode(_MAP, pairs, flow_style=False))
     dumper.close()

@@ -1,0 +1,606 @@
+"""The KRM front end in process: ResourceList contract, annotations, functionConfig kinds, results.
+
+The wire rules restated here come from the KRM functions spec (kustomize
+cmd/config/docs/api-conventions/functions-spec.md), kyaml's kio/kioutil annotation handling, kpt's
+"resource at path and index already exists" check, and kustomize's exec plugin contract
+(api/internal/plugins/execplugin). What a DCD renders into is the renderer's business and is
+checked against the CLI path, not restated.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from plugin import krm
+from plugin.settings import resolve_settings
+from renderer.render import Item, render_items
+
+# ---------------------------------------------------------------------------------------------
+# Builders
+
+
+def dcd(name: str = "decode", namespace: str | None = "llm", annotations: dict[str, str] | None = None, **spec: Any) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name}
+    if namespace is not None:
+        meta["namespace"] = namespace
+    if annotations:
+        meta["annotations"] = dict(annotations)
+    body: dict[str, Any] = {
+        "backendFramework": "vllm",
+        "type": "decode",
+        "replicas": 1,
+        "podTemplate": {"spec": {"containers": [{"name": "main", "image": "registry.example/worker:1"}]}},
+    }
+    body.update(spec)
+    return {"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoComponentDeployment", "metadata": meta, "spec": body}
+
+
+def kpt_annotations(path: str, index: int, seq_id: int, seqindent: str = "compact") -> dict[str, str]:
+    """What kpt puts on every item it sends (observed from kpt 1.0 fn eval)."""
+    return {
+        "config.kubernetes.io/index": str(index),
+        "config.kubernetes.io/path": path,
+        "internal.config.kubernetes.io/index": str(index),
+        "internal.config.kubernetes.io/path": path,
+        "internal.config.kubernetes.io/seqindent": seqindent,
+        "internal.config.kubernetes.io/annotations-migration-resource-id": str(seq_id - 1),
+        "internal.config.kubernetes.io/id": str(seq_id),
+        "config.k8s.io/id": str(seq_id),
+    }
+
+
+def resource_list(items: list[Any], function_config: Any = None) -> str:
+    doc: dict[str, Any] = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items}
+    if function_config is not None:
+        doc["functionConfig"] = function_config
+    return yaml.safe_dump(doc, sort_keys=False)
+
+
+def function_input(**data: str) -> dict[str, Any]:
+    """kpt's ConfigMap functionConfig for ``kpt fn eval ... -- key=value``."""
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "function-input"}, "data": dict(data)}
+
+
+def run_krm(text: str | bytes) -> tuple[int, str, str, dict[str, Any]]:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    data = text.encode() if isinstance(text, str) else text
+    code = krm.run_resource_list(data, stdout, stderr)
+    out = stdout.getvalue()
+    parsed = yaml.safe_load(out) if out.strip() else {}
+    return code, out, stderr.getvalue(), parsed
+
+
+def kinds(parsed: dict[str, Any]) -> list[str]:
+    return [f"{i['kind']}/{i['metadata']['name']}" for i in parsed["items"]]
+
+
+def annotations(obj: dict[str, Any]) -> dict[str, Any]:
+    return (obj.get("metadata") or {}).get("annotations") or {}
+
+
+def rendered_by_cli(source: dict[str, Any], namespace: str = "default") -> list[dict[str, Any]]:
+    settings, problems = resolve_settings(namespace=namespace)
+    assert settings is not None, problems
+    rendered = render_items([Item(source)], settings.config, settings.namespace)
+    assert rendered.ok, rendered.results
+    return rendered.objects
+
+
+# A pass-through item written the way a user might: scalars whose spelling differs between
+# YAML readers, keys out of order, a comment, kpt's annotations.
+CONFIGMAP = """\
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: settings
+    namespace: llm
+    annotations:
+      config.kubernetes.io/index: '1'
+      config.kubernetes.io/path: 'deploy/app.yaml'
+      internal.config.kubernetes.io/index: '1'
+      internal.config.kubernetes.io/path: 'deploy/app.yaml'
+      internal.config.kubernetes.io/seqindent: 'compact'
+      internal.config.kubernetes.io/annotations-migration-resource-id: '1'
+      internal.config.kubernetes.io/id: '2'
+      config.k8s.io/id: '2'
+      team.example/owner: "ml-platform"
+  # user comment
+  data:
+    zeta: last-key-first
+    quoted: "yes"
+    date: 2024-01-01
+    exponent: 1e3
+    octal: 0755
+    hex: 0x1F
+    empty:
+    multi: |
+      line one
+      line two
+"""
+
+
+def _kpt_list(dcd_item: dict[str, Any], extra: str = CONFIGMAP, function_config: Any = None) -> str:
+    head = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList"}
+    text = yaml.safe_dump(head, sort_keys=False) + "items:\n"
+    text += yaml.safe_dump([dcd_item], sort_keys=False)
+    text += extra
+    if function_config is not None:
+        text += yaml.safe_dump({"functionConfig": function_config}, sort_keys=False)
+    return text
+
+
+def _raw_items(text: str) -> list[Any]:
+    """Items read without any type resolution: every scalar as the string it was written as."""
+    return yaml.load(text, Loader=yaml.BaseLoader)["items"]
+
+
+# ---------------------------------------------------------------------------------------------
+# ResourceList contract
+
+
+def test_dcd_is_replaced_by_what_it_renders_and_the_rest_passes_through() -> None:
+    source = dcd("decode", annotations=kpt_annotations("deploy/app.yaml", 0, 1))
+    code, out, err, parsed = run_krm(_kpt_list(source))
+    assert code == 0, err
+    assert parsed["apiVersion"] == "config.kubernetes.io/v1" and parsed["kind"] == "ResourceList"
+    assert kinds(parsed) == ["Deployment/decode", "Service/decode", "ConfigMap/settings"]
+    expected = rendered_by_cli(krm.without_bookkeeping(source))
+    for got, want in zip(parsed["items"][:2], expected):
+        got_meta = {k: v for k, v in got["metadata"].items() if k != "annotations"}
+        want_meta = {k: v for k, v in want["metadata"].items() if k != "annotations"}
+        assert {**got, "metadata": got_meta} == {**want, "metadata": want_meta}
+
+
+def test_pass_through_items_keep_every_scalar_spelling_key_order_and_annotation() -> None:
+    text = _kpt_list(dcd(annotations=kpt_annotations("deploy/app.yaml", 0, 1)))
+    code, out, err, _ = run_krm(text)
+    assert code == 0, err
+    before = _raw_items(text)[-1]
+    after = _raw_items(out)[-1]
+    assert after == before
+    assert list(after["data"]) == list(before["data"])
+    assert list(after["metadata"]["annotations"]) == list(before["metadata"]["annotations"])
+    for line in ("exponent: 1e3", "date: 2024-01-01", 'quoted: "yes"', "octal: 0755", "hex: 0x1F"):
+        assert line in out
+
+
+def test_output_has_no_anchors_or_aliases_even_when_the_input_has_them() -> None:
+    text = """\
+apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: a
+    labels: &shared
+      app: demo
+  data: {x: "1"}
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: b
+    labels: *shared
+"""
+    code, out, err, parsed = run_krm(text)
+    assert code == 0, err
+    events = list(yaml.parse(out))
+    assert not [e for e in events if getattr(e, "anchor", None)], out
+    assert not [e for e in events if isinstance(e, yaml.AliasEvent)], out
+    assert parsed["items"][1]["metadata"]["labels"] == {"app": "demo"}
+    # Flow collections in the input come out in block style.
+    assert "data:\n    x: \"1\"" in out
+
+
+def test_json_resource_list_is_accepted() -> None:
+    doc = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [dcd("decode")]}
+    # Tab indentation is valid JSON but not valid YAML.
+    code, out, err, parsed = run_krm(json.dumps(doc, indent="\t"))
+    assert code == 0, err
+    assert kinds(parsed) == ["Deployment/decode", "Service/decode"]
+    assert not out.lstrip().startswith("{")
+
+
+def test_resource_list_without_dynamo_resources_is_a_pass_through_no_op() -> None:
+    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + CONFIGMAP
+    code, out, err, parsed = run_krm(text)
+    assert code == 0, err
+    assert _raw_items(out) == _raw_items(text)
+    assert parsed["results"] == [{"message": "rendered 0 Dynamo resources into 0 objects", "severity": "info"}]
+
+
+def test_empty_item_list_stays_empty_and_succeeds() -> None:
+    code, _, err, parsed = run_krm("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n")
+    assert code == 0, err
+    assert parsed["items"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", 'expected apiVersion "config.kubernetes.io/v1" and kind "ResourceList"'),
+        ("items: [unclosed\n", "invalid YAML at line"),
+        ("- just\n- a list\n", "expected a ResourceList object"),
+        ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: {}\n", "items: expected a list"),
+    ],
+    ids=["not-a-resource-list", "broken-yaml", "not-a-mapping", "items-not-a-list"],
+)
+def test_unreadable_input_fails_and_echoes_the_input(text: str, message: str) -> None:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = krm.run_resource_list(text.encode(), stdout, stderr)
+    assert code == 1
+    assert message in stderr.getvalue()
+    assert stdout.getvalue() == text, "the input must come back as it was, never as nothing"
+
+
+def test_invalid_utf8_is_an_error_not_a_crash() -> None:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert krm.run_resource_list(b"kind: ResourceList\nitems: [\xff]\n", stdout, stderr) == 1
+    assert "not valid UTF-8 at byte" in stderr.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors: items unchanged, results, stderr
+
+
+def test_invalid_dcd_returns_the_items_unchanged_with_results_and_stderr() -> None:
+    bad = dcd("broken", annotations=kpt_annotations("deploy/app.yaml", 0, 1), replicas=-1)
+    good = dcd("fine", annotations=kpt_annotations("deploy/other.yaml", 0, 3))
+    text = _kpt_list(bad, extra=yaml.safe_dump([good], sort_keys=False) + CONFIGMAP)
+    code, out, err, parsed = run_krm(text)
+    assert code == 1
+    assert _raw_items(out) == _raw_items(text), "on error every item must come back unchanged"
+    errors = [r for r in parsed["results"] if r["severity"] == "error"]
+    assert errors == [
+        {
+            "message": "must be >= 0 (got -1)",
+            "severity": "error",
+            "resourceRef": {"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoComponentDeployment", "name": "broken", "namespace": "llm"},
+            "field": {"path": "spec.replicas"},
+            "file": {"path": "deploy/app.yaml", "index": 0},
+        }
+    ]
+    lines = err.splitlines()
+    assert "deploy/app.yaml:0: [error] DynamoComponentDeployment/broken spec.replicas: must be >= 0 (got -1)" in lines
+    assert lines[-1] == "dynamo-render: 1 error; the items are returned unchanged"
+
+
+def test_every_failing_dcd_is_reported() -> None:
+    text = resource_list([dcd("one", replicas=-1), dcd("two", replicas=-2)])
+    code, _, err, parsed = run_krm(text)
+    assert code == 1
+    assert [r["resourceRef"]["name"] for r in parsed["results"] if r["severity"] == "error"] == ["one", "two"]
+    assert "dynamo-render: 2 errors" in err
+
+
+def test_warnings_go_to_stderr_info_does_not() -> None:
+    secret = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "type": "kubernetes.io/dockerconfigjson",
+        "metadata": {"name": "pull", "namespace": "llm"},
+        "stringData": {".dockerconfigjson": "not json"},
+    }
+    code, _, err, parsed = run_krm(resource_list([secret, dcd()]))
+    assert code == 0, err
+    severities = {r["severity"] for r in parsed["results"]}
+    assert {"warning", "info"} <= severities
+    assert "[warning]" in err and "[info]" not in err
+
+
+# ---------------------------------------------------------------------------------------------
+# Annotations
+
+
+def test_rendered_objects_are_filed_beside_their_source_with_unique_indexes() -> None:
+    source = dcd("decode", annotations=kpt_annotations("deploy/app.yaml", 0, 1, seqindent="wide"))
+    code, _, err, parsed = run_krm(_kpt_list(source))
+    assert code == 0, err
+    deployment, service, configmap = parsed["items"]
+    # The first object takes the source's slot; the next goes past the last index in the file
+    # (the ConfigMap keeps index 1: functions must not renumber other items).
+    assert annotations(deployment) == {
+        "config.kubernetes.io/path": "deploy/app.yaml",
+        "internal.config.kubernetes.io/path": "deploy/app.yaml",
+        "config.kubernetes.io/index": "0",
+        "internal.config.kubernetes.io/index": "0",
+        "internal.config.kubernetes.io/seqindent": "wide",
+    }
+    assert annotations(service)["config.kubernetes.io/index"] == "2"
+    assert annotations(service)["internal.config.kubernetes.io/index"] == "2"
+    assert annotations(configmap)["config.kubernetes.io/index"] == "1"
+
+
+def test_rendered_objects_carry_no_orchestrator_ids_or_source_bookkeeping() -> None:
+    source = dcd(
+        "decode",
+        annotations={
+            **kpt_annotations("app.yaml", 0, 1),
+            "config.kubernetes.io/local-config": "true",
+            "kustomize.config.k8s.io/id": "kind: DynamoComponentDeployment\nname: decode\n",
+            "internal.config.kubernetes.io/previousNames": "decode,decode",
+        },
+    )
+    code, out, err, parsed = run_krm(resource_list([source]))
+    assert code == 0, err
+    for obj in parsed["items"]:
+        keys = set(annotations(obj))
+        assert not {k for k in keys if k.endswith("/id") or "previous" in k or "migration" in k or "local-config" in k}
+    # Nothing of the orchestrator's reaches the pod template either.
+    assert "internal.config.kubernetes.io/id" not in out.split("items:", 1)[1].split("results:", 1)[0]
+
+
+def test_kustomize_items_without_a_path_get_no_file_annotations() -> None:
+    source = dcd(
+        "decode",
+        annotations={
+            "config.kubernetes.io/index": "0",
+            "internal.config.kubernetes.io/index": "0",
+            "internal.config.kubernetes.io/id": "1",
+            "config.k8s.io/id": "1",
+            "kustomize.config.k8s.io/id": "group: nvidia.com\nkind: DynamoComponentDeployment\nname: decode\n",
+        },
+    )
+    code, _, err, parsed = run_krm(resource_list([source]))
+    assert code == 0, err
+    assert [annotations(o) for o in parsed["items"]] == [{}, {}]
+
+
+def test_every_rendered_object_has_a_distinct_path_and_index() -> None:
+    items = [
+        dcd("a", annotations=kpt_annotations("app.yaml", 0, 1), modelRef={"name": "Qwen/Qwen3-0.6B"}),
+        dcd("b", annotations=kpt_annotations("app.yaml", 1, 2), modelRef={"name": "Qwen/Qwen3-0.6B"}),
+    ]
+    code, _, err, parsed = run_krm(resource_list(items))
+    assert code == 0, err
+    slots = [(annotations(o)["internal.config.kubernetes.io/path"], annotations(o)["internal.config.kubernetes.io/index"]) for o in parsed["items"]]
+    assert len(slots) == len(set(slots)), slots
+    # The model's headless Service is shared by both DCDs and rendered once.
+    names = kinds(parsed)
+    assert len(names) == len(set(names)), names
+    assert [n for n in names if n.startswith("Deployment/")] == ["Deployment/a", "Deployment/b"]
+
+
+def test_keep_sources_keeps_the_dcd_and_files_rendered_objects_after_it() -> None:
+    source = dcd("decode", annotations=kpt_annotations("app.yaml", 0, 1))
+    code, out, err, parsed = run_krm(resource_list([source], function_input(keepSources="true")))
+    assert code == 0, err
+    assert kinds(parsed) == ["Deployment/decode", "Service/decode", "DynamoComponentDeployment/decode"]
+    assert annotations(parsed["items"][2]) == source["metadata"]["annotations"]
+    assert [annotations(o)["config.kubernetes.io/index"] for o in parsed["items"][:2]] == ["1", "2"]
+
+
+def test_re_rendering_beside_a_kept_source_replaces_the_previous_output() -> None:
+    source = dcd("decode", annotations=kpt_annotations("app.yaml", 0, 1))
+    _, _, _, first = run_krm(resource_list([source], function_input(keepSources="true")))
+    previous = first["items"][:2]
+    for seq, obj in enumerate(previous, start=2):
+        obj["metadata"]["annotations"].update({"internal.config.kubernetes.io/id": str(seq), "config.k8s.io/id": str(seq)})
+    code, _, err, second = run_krm(resource_list([source, *previous], function_input(keepSources="true")))
+    assert code == 0, err
+    assert kinds(second) == ["DynamoComponentDeployment/decode", "Deployment/decode", "Service/decode"]
+    assert [annotations(o)["config.kubernetes.io/index"] for o in second["items"]] == ["0", "1", "2"]
+    replaced = [r["message"] for r in second["results"] if r["message"].startswith("replaced")]
+    assert replaced == [
+        "replaced Deployment/decode from app.yaml:1 with the rendered object",
+        "replaced Service/decode from app.yaml:2 with the rendered object",
+    ]
+
+
+def test_without_bookkeeping_leaves_the_input_alone() -> None:
+    source = dcd(annotations={**kpt_annotations("a.yaml", 0, 1), "user/keep": "me"})
+    snapshot = json.dumps(source, sort_keys=True)
+    cleaned = krm.without_bookkeeping(source)
+    assert json.dumps(source, sort_keys=True) == snapshot
+    assert cleaned["metadata"]["annotations"] == {"user/keep": "me"}
+    assert "annotations" not in krm.without_bookkeeping(dcd(annotations=kpt_annotations("a.yaml", 0, 1)))["metadata"]
+
+
+# ---------------------------------------------------------------------------------------------
+# functionConfig kinds
+
+
+def _deployment(parsed: dict[str, Any], name: str = "decode") -> dict[str, Any]:
+    return next(o for o in parsed["items"] if o["kind"] == "Deployment" and o["metadata"]["name"] == name)
+
+
+def _env(deployment: dict[str, Any]) -> dict[str, Any]:
+    return {e["name"]: e.get("value") for e in deployment["spec"]["template"]["spec"]["containers"][0]["env"]}
+
+
+def test_no_function_config_and_kpts_empty_configmap_mean_defaults() -> None:
+    _, out_none, _, _ = run_krm(resource_list([dcd(namespace=None)]))
+    _, out_empty, _, parsed = run_krm(resource_list([dcd(namespace=None)], function_input()))
+    assert out_none == out_empty
+    assert _deployment(parsed)["metadata"]["namespace"] == "default"
+
+
+def test_configmap_keys_set_the_settings() -> None:
+    code, _, err, parsed = run_krm(resource_list([dcd(namespace=None)], function_input(namespace="team-a", companions="false", lws="true")))
+    assert code == 0, err
+    assert _deployment(parsed)["metadata"]["namespace"] == "team-a"
+
+
+@pytest.mark.parametrize(
+    ("data", "field", "message"),
+    [
+        ({"bogus": "1"}, "data.bogus", 'unknown key "bogus" (valid: namespace, keepSources, companions, lws, checkpoint, dra, apiVersions, operatorConfigPath)'),
+        ({"keepSources": "yes"}, "data.keepSources", 'expected true or false, got "yes"'),
+    ],
+    ids=["unknown-key", "bad-bool"],
+)
+def test_bad_configmap_is_an_error_and_items_come_back(data: dict[str, str], field: str, message: str) -> None:
+    text = resource_list([dcd()], function_input(**data))
+    code, out, err, parsed = run_krm(text)
+    assert code == 1
+    assert _raw_items(out) == _raw_items(text)
+    [result] = [r for r in parsed["results"] if r["severity"] == "error"]
+    assert result["field"] == {"path": field}
+    assert result["message"] == message
+    assert result["resourceRef"] == {"apiVersion": "v1", "kind": "ConfigMap", "name": "function-input"}
+    assert f"[error] ConfigMap/function-input {field}: {message}" in err
+
+
+def test_dynamo_render_config_function_config() -> None:
+    config = {
+        "apiVersion": "config.dynamo-render.dev/v1alpha1",
+        "kind": "DynamoRenderConfig",
+        "metadata": {"name": "render", "annotations": {"config.kubernetes.io/function": "exec:\n  path: dynamo-render-krm\n"}},
+        "spec": {"namespace": "from-config", "keepSources": True},
+    }
+    code, _, err, parsed = run_krm(resource_list([dcd(namespace=None)], config))
+    assert code == 0, err
+    assert kinds(parsed)[-1] == "DynamoComponentDeployment/decode"
+    assert _deployment(parsed)["metadata"]["namespace"] == "from-config"
+
+
+def test_dynamo_render_config_errors_name_the_field() -> None:
+    config = {"apiVersion": "config.dynamo-render.dev/v1alpha1", "kind": "DynamoRenderConfig", "metadata": {"name": "r"}, "spec": {"keepSource": True}}
+    code, _, err, parsed = run_krm(resource_list([dcd()], config))
+    assert code == 1
+    [result] = [r for r in parsed["results"] if r["severity"] == "error"]
+    assert result["field"] == {"path": "spec.keepSource"}
+    assert result["message"] == 'unknown field "keepSource"'
+
+
+OPERATOR_CONFIG = {
+    "apiVersion": "operator.config.dynamo.nvidia.com/v1alpha1",
+    "kind": "OperatorConfiguration",
+    # kustomize puts the function annotation here; it is not part of the operator's document.
+    "metadata": {"name": "operator", "annotations": {"config.kubernetes.io/function": "exec:\n  path: dynamo-render-krm\n"}},
+    "discovery": {"backend": "etcd"},
+    "infrastructure": {"etcdAddress": "etcd.dynamo-system:2379"},
+    "mpi": {"sshSecretName": "mpi-run-ssh-secret", "sshSecretNamespace": "dynamo-system"},
+    "namespace": {"restricted": "llm"},
+}
+
+
+def test_operator_configuration_function_config() -> None:
+    code, _, err, parsed = run_krm(resource_list([dcd()], OPERATOR_CONFIG))
+    assert code == 0, err
+    env = _env(_deployment(parsed))
+    # component_common.go sets DYN_DISCOVERY_BACKEND only when the backend is not etcd;
+    # graph.go adds ETCD_ENDPOINTS from infrastructure.etcdAddress.
+    assert "DYN_DISCOVERY_BACKEND" not in env
+    assert env["ETCD_ENDPOINTS"] == "etcd.dynamo-system:2379"
+    assert not [r for r in parsed["results"] if "Helm chart defaults" in r["message"]]
+
+
+def test_operator_configuration_is_validated_like_the_operator_does() -> None:
+    config = {k: v for k, v in OPERATOR_CONFIG.items() if k != "mpi"}
+    code, _, err, parsed = run_krm(resource_list([dcd()], config))
+    assert code == 1
+    fields = {r["field"]["path"] for r in parsed["results"] if r["severity"] == "error"}
+    assert fields == {"mpi.sshSecretName", "mpi.sshSecretNamespace"}
+
+
+def test_unknown_function_config_kind_is_an_error() -> None:
+    config = {"apiVersion": "example.com/v1", "kind": "SetNamespace", "metadata": {"name": "x"}}
+    code, out, err, parsed = run_krm(resource_list([dcd()], config))
+    assert code == 1
+    assert kinds(parsed) == ["DynamoComponentDeployment/decode"]
+    [result] = parsed["results"]
+    assert result["message"].startswith('unsupported functionConfig "example.com/v1" "SetNamespace" (valid: ')
+    assert "config.dynamo-render.dev/v1alpha1 DynamoRenderConfig" in result["message"]
+    assert result["field"] == {"path": "kind"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Calling conventions
+
+
+LEGACY_CONFIG = """\
+apiVersion: config.dynamo-render.dev/v1alpha1
+kind: DynamoRenderConfig
+metadata:
+  name: render
+spec:
+  operatorConfigPath: operator.yaml
+"""
+
+OPERATOR_FILE = """\
+apiVersion: operator.config.dynamo.nvidia.com/v1alpha1
+kind: OperatorConfiguration
+discovery:
+  backend: etcd
+mpi:
+  sshSecretName: mpi-run-ssh-secret
+  sshSecretNamespace: dynamo-system
+namespace:
+  restricted: llm
+"""
+
+
+def _legacy(tmp_path: Path, stream: str, config: str = LEGACY_CONFIG) -> tuple[int, str, str]:
+    root = tmp_path / "kustomization"
+    root.mkdir(exist_ok=True)
+    (root / "operator.yaml").write_text(OPERATOR_FILE)
+    config_file = tmp_path / "kust-plugin-config-1"  # kustomize passes a temporary copy
+    config_file.write_text(config)
+    env = {"KUSTOMIZE_PLUGIN_CONFIG_STRING": config, "KUSTOMIZE_PLUGIN_CONFIG_ROOT": str(root)}
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = krm.run([str(config_file)], lambda: stream.encode(), stdout, stderr, env)
+    return code, stdout.getvalue(), stderr.getvalue()
+
+
+def test_legacy_exec_plugin_transforms_a_plain_stream(tmp_path: Path) -> None:
+    source = dcd("decode", annotations={"kustomize.config.k8s.io/id": "group: nvidia.com\nkind: DynamoComponentDeployment\nname: decode\n"})
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "llm"}, "data": {"k": "v"}}
+    code, out, err = _legacy(tmp_path, yaml.safe_dump_all([source, cm]))
+    assert code == 0, err
+    docs = list(yaml.safe_load_all(out))
+    # operatorConfigPath is resolved against the kustomization directory: etcd discovery there,
+    # so a worker gets no component Service (generateService: kubernetes discovery or frontend).
+    assert [f"{d['kind']}/{d['metadata']['name']}" for d in docs] == ["Deployment/decode", "ConfigMap/x"]
+    assert "DYN_DISCOVERY_BACKEND" not in _env(docs[0])
+    assert out.startswith("---\n")
+    assert docs[1] == cm
+
+
+def test_legacy_exec_plugin_error_fails_with_stderr(tmp_path: Path) -> None:
+    stream = yaml.safe_dump(dcd("broken", replicas=-1))
+    code, out, err = _legacy(tmp_path, stream)
+    assert code == 1
+    assert "[error] DynamoComponentDeployment/broken spec.replicas: must be >= 0 (got -1)" in err
+    assert yaml.safe_load(out)["metadata"]["name"] == "broken"
+
+
+def test_legacy_exec_plugin_bad_config(tmp_path: Path) -> None:
+    code, _, err = _legacy(tmp_path, yaml.safe_dump(dcd()), config=LEGACY_CONFIG.replace("operatorConfigPath", "operatorConfigPat"))
+    assert code == 1
+    assert 'spec.operatorConfigPat: unknown field "operatorConfigPat"' in err
+
+
+def test_a_file_argument_without_kustomizes_environment_is_refused(tmp_path: Path) -> None:
+    config = tmp_path / "render.yaml"
+    config.write_text(LEGACY_CONFIG)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = krm.run([str(config)], lambda: b"", stdout, stderr, env={})
+    assert code == 1
+    assert "unexpected arguments" in stderr.getvalue() and "dynamo-render render" in stderr.getvalue()
+    assert stdout.getvalue() == ""
+
+
+def test_is_legacy_plugin_call(tmp_path: Path) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text("x: 1\n")
+    assert krm.is_legacy_plugin_call([str(config)], {"KUSTOMIZE_PLUGIN_CONFIG_ROOT": "/k"})
+    assert krm.is_legacy_plugin_call([str(config)], {"KUSTOMIZE_PLUGIN_CONFIG_STRING": "x: 1"})
+    assert not krm.is_legacy_plugin_call([str(config)], {})
+    assert not krm.is_legacy_plugin_call([str(tmp_path / "missing.yaml")], {"KUSTOMIZE_PLUGIN_CONFIG_ROOT": "/k"})
+    assert not krm.is_legacy_plugin_call([], {"KUSTOMIZE_PLUGIN_CONFIG_ROOT": "/k"})
+
+
+def test_help_and_terminal_stdin() -> None:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert krm.run(["--help"], lambda: b"", stdout, stderr, env={}) == 0
+    assert "ResourceList" in stdout.getvalue()
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert krm.run([], lambda: pytest.fail("stdin must not be read from a terminal"), stdout, stderr, env={}, stdin_is_tty=True) == 1
+    assert "usage:" in stderr.getvalue() and stdout.getvalue() == ""
