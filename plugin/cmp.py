@@ -590,9 +590,8 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
             results.append(problem.with_source(doc.file, doc.index))
         else:
             items.append(Item(doc.obj, doc.file, doc.index))
-    if any(r.is_error for r in results):
-        return _fail(results, env, stderr)
 
+    # Render whatever was readable even when some files were not: every problem is reported.
     rendered = render_items(items, plan.settings.config, plan.namespace, keep_sources=plan.settings.settings.keep_sources)
     results.extend(rendered.results)
     if not rendered.objects and not plan.allow_empty and not any(r.is_error for r in results):
