@@ -286,7 +286,7 @@ class VLLMBackend:
 
         Only when the worker's final command line carries ``--distributed-executor-backend
         mp``. The script comes from the ConfigMap ``<parent>-wait-leader-script``, which the
-        operator's graph controller creates (see ``render_wait_leader_config_map``).
+        operator's graph controller creates (``renderer.companions.wait_leader_config_map``).
         Mirrors: internal/dynamo/backend_vllm.go VLLMBackend.UpdatePodSpec,
         shouldInjectVLLMMpWaitLeaderInit.
         """
@@ -326,97 +326,6 @@ def k8s_to_shell_var_syntax(text: str) -> str:
 def wait_leader_config_map_name(parent_name: str) -> str:
     """Mirrors: internal/dynamo/backend_vllm.go GetWaitLeaderConfigMapName."""
     return f"{parent_name}-{WAIT_LEADER_CONFIG_MAP_SUFFIX}"
-
-
-# The wait-for-leader script, byte for byte as the operator ships it in the ConfigMap (an
-# output fact: a different script would make the ConfigMap differ from the operator's).
-WAIT_LEADER_SCRIPT = """import socket, time, json, ssl, urllib.request, os
-
-SA = "/var/run/secrets/kubernetes.io/serviceaccount"
-host = os.environ["LEADER_HOST"]
-port = int(os.environ["LEADER_PORT"])
-
-def _k8s_ctx():
-    return ssl.create_default_context(cafile=f"{SA}/ca.crt")
-
-def _k8s_headers():
-    token = open(f"{SA}/token").read()
-    return {"Authorization": f"Bearer {token}"}
-
-def _k8s_api():
-    ns = open(f"{SA}/namespace").read()
-    return f"https://kubernetes.default.svc/api/v1/namespaces/{ns}/pods"
-
-def leader_pod_is_healthy():
-    try:
-        ip = socket.gethostbyname(host)
-    except socket.gaierror:
-        return False, "DNS resolution failed", None, None
-    try:
-        req = urllib.request.Request(
-            f"{_k8s_api()}?fieldSelector=status.podIP={ip}",
-            headers=_k8s_headers(),
-        )
-        resp = json.loads(urllib.request.urlopen(req, context=_k8s_ctx(), timeout=5).read())
-        pods = resp.get("items", [])
-        if not pods:
-            return False, f"no pod found with IP {ip}", None, ip
-        pod = pods[0]
-        name = pod["metadata"].get("name", "unknown")
-        uid = pod["metadata"].get("uid", "unknown")
-        phase = pod.get("status", {}).get("phase")
-        deletion_ts = pod["metadata"].get("deletionTimestamp")
-        info = f"ip={ip} pod={name} uid={uid} phase={phase} deletionTimestamp={deletion_ts}"
-        if deletion_ts:
-            return False, f"pod {name} is terminating", info, ip
-        if phase != "Running":
-            return False, f"pod {name} phase is {phase}", info, ip
-        return True, "", info, ip
-    except Exception as e:
-        # Fall back to TCP-only when the API is unavailable (e.g. 403 no RBAC)
-        return True, f"K8s API unavailable ({e}), falling back to TCP", f"ip={ip}", ip
-
-print(f"Waiting for leader master port at {host}:{port}...", flush=True)
-time.sleep(5)
-start = time.monotonic()
-last_status = start
-last_err = ""
-while True:
-    healthy, reason, pod_info, leader_ip = leader_pod_is_healthy()
-    if healthy:
-        try:
-            s = socket.create_connection((leader_ip, port), timeout=2)
-            s.close()
-            elapsed = time.monotonic() - start
-            print(f"Leader master port ready (waited {elapsed:.1f}s) [{pod_info}]", flush=True)
-            break
-        except Exception as e:
-            last_err = f"tcp: {type(e).__name__}: {e} [{pod_info}]"
-    else:
-        last_err = f"{reason} [{pod_info}]" if pod_info else reason
-    now = time.monotonic()
-    if now - last_status >= 30:
-        print(f"Still waiting for {host}:{port}... ({now - start:.0f}s elapsed, last: {last_err})", flush=True)
-        last_status = now
-    time.sleep(5)
-"""
-
-
-def render_wait_leader_config_map(dgd_name: str, namespace: str) -> dict[str, Any]:
-    """The ConfigMap the graph controller creates for a multinode graph's mp workers.
-
-    Mirrors: internal/dynamo/backend_vllm.go GenerateWaitLeaderConfigMap.
-    """
-    return {
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": {
-            "name": wait_leader_config_map_name(dgd_name),
-            "namespace": namespace,
-            "labels": {consts.LABEL_GRAPH_DEPLOYMENT_NAME: dgd_name},
-        },
-        "data": {WAIT_LEADER_SCRIPT_KEY: WAIT_LEADER_SCRIPT},
-    }
 
 
 BACKEND = VLLMBackend()
