@@ -503,9 +503,10 @@ def _int(kind: str, raw: Any, path: str) -> int:
 
 
 def _element_name(shape: tuple[Any, ...]) -> str:
-    return {"struct": "object", "k8s": "object", "ptr": _element_name(shape[1]) if len(shape) > 1 else ""}.get(
-        shape[0], str(shape[0])
-    )
+    """How a list element of this shape is named in messages."""
+    if shape[0] == "ptr":
+        return _element_name(shape[1])
+    return {"struct": "object", "k8s": "object", "map": "object", "slice": "array"}.get(shape[0], str(shape[0]))
 
 
 _V1BETA1 = GoEncoder(dynamo_types.V1BETA1)
@@ -577,6 +578,8 @@ def worker_hash_json(workers: Mapping[str, WorkerTemplate]) -> str:
     document: dict[str, Any] = {}
     for name in sorted(workers):
         template = workers[name]
+        if template.spec.get("type") not in consts.WORKER_COMPONENT_TYPES:
+            continue  # frontends, planners and EPPs never reach the hash
         where = f"workers[{name}]"
         entry: dict[str, Any] = {}
         if template.labels:
@@ -594,9 +597,9 @@ def worker_hash_json(workers: Mapping[str, WorkerTemplate]) -> str:
 def worker_hash(workers: Mapping[str, WorkerTemplate]) -> str:
     """The v2 worker hash: first 8 hex digits of SHA-256 over ``worker_hash_json``.
 
-    ``workers`` maps each worker-type component name (``worker``, ``prefill``, ``decode``)
-    to its template; other components must be left out. No workers hash as ``44136fa3``
-    (the digest of ``{}``).
+    ``workers`` maps component names to templates; only those whose spec ``type`` is
+    ``worker``, ``prefill`` or ``decode`` count. No workers hash as ``44136fa3`` (the digest
+    of ``{}``).
 
     Mirrors: internal/dynamo/hash.go ComputeDGDWorkersSpecHash
     """

@@ -290,6 +290,9 @@ class Resolver:
                     break
             key, value = text[4:j], text[j + 1 :]
             return ("map", self.shape(key, pkg, file_name), self.shape(value, pkg, file_name))
+        instantiated = re.match(r"^[\w.]+\[", text)
+        if instantiated:
+            raise GoSourceError(f"generic type {text[: instantiated.end() - 1]} ({text!r}) is not supported")
         if text.startswith("[") or " " in text:
             raise GoSourceError(f"unsupported Go type {text!r}")
         if "." in text:
