@@ -19,6 +19,10 @@ folders; the layout of ``OUTPUT`` mirrors ``SOURCE``:
   reported, and deleted by ``--fix``. Files under ``OUTPUT`` without the header are not ours
   and are never touched (a hand-written ``kustomization.yaml`` may live there).
 
+With ``--tracked-only`` (the hook's default) only files in the git index count: pre-commit has
+stashed unstaged changes but leaves untracked files on disk, and an output file that ``--fix``
+wrote but nobody added must not pass for committed.
+
 Without ``--fix`` a difference prints as a unified diff (``git apply`` accepts it) and the exit
 code is 1. With ``--fix`` the output is rewritten and the exit code is still 1 when anything
 changed, as pre-commit expects of a hook that modifies files. Nothing is written when any
@@ -31,6 +35,7 @@ import argparse
 import difflib
 import os
 import shlex
+import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -179,21 +184,41 @@ class Change:
     expected: str | None
 
 
-def compare(output_root: str, expected: dict[str, str]) -> list[Change]:
-    """Every output file that is missing, different or stale, in path order."""
+def compare(output_root: str, expected: dict[str, str], tracked: set[str] | None = None) -> list[Change]:
+    """Every output file that is missing, different or stale, in path order.
+
+    With ``tracked`` (absolute paths git knows), an untracked output file counts as missing.
+    """
+
+    def present(path: str) -> bool:
+        return os.path.isfile(path) and (tracked is None or os.path.abspath(path) in tracked)
+
     changes: list[Change] = []
     for name in sorted(expected):
         path = os.path.join(output_root, name)
-        committed = _read_text(path) if os.path.isfile(path) else None
+        committed = _read_text(path) if present(path) else None
         if committed != expected[name]:
             changes.append(Change(path, committed, expected[name]))
     if os.path.isdir(output_root):
         for path in manifest_files(output_root):
             name = _posix(os.path.relpath(path, output_root))
-            if name not in expected and _is_generated(path):
+            if name not in expected and present(path) and _is_generated(path):
                 changes.append(Change(path, _read_text(path), None))
         changes.sort(key=lambda change: change.path)
     return changes
+
+
+def tracked_files(paths: Sequence[str]) -> tuple[set[str] | None, list[Result]]:
+    """Absolute paths of the files git tracks under ``paths`` (its index), run from here."""
+    try:
+        done = subprocess.run(["git", "ls-files", "-z", "--", *paths], capture_output=True, check=False)
+    except OSError as err:
+        return None, [Result(f"--tracked-only needs git: {err.strerror or err}")]
+    if done.returncode != 0:
+        reason = done.stderr.decode("utf-8", errors="replace").strip().splitlines() or [f"exit code {done.returncode}"]
+        return None, [Result(f"--tracked-only needs a git work tree: {reason[0]}")]
+    names = done.stdout.decode("utf-8", errors="surrogateescape").split("\0")
+    return {os.path.abspath(name) for name in names if name}, []
 
 
 def apply(changes: Sequence[Change], output_root: str, stdout: TextIO) -> None:
@@ -234,6 +259,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("source", metavar="SOURCE", help="folder of source manifests (read recursively)")
     parser.add_argument("output", metavar="OUTPUT", help="folder of committed rendered manifests (mirrors SOURCE)")
     parser.add_argument("--fix", action="store_true", help="rewrite OUTPUT (still exits 1 when anything changed)")
+    parser.add_argument(
+        "--tracked-only",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="read only files git tracks: untracked sources are not rendered, untracked output files count as missing "
+        "(the pre-commit hook's default)",
+    )
     parser.add_argument("--keep-sources", action="store_true", help="also write the rendered Dynamo resources themselves")
     add_settings_arguments(parser)
     return parser
@@ -254,7 +286,14 @@ def run(argv: Sequence[str], stdout: TextIO) -> int:
     if settings is None:
         report(results, {}, stdout, args.verbose)
         return 1
-    sources, problems = read_sources([args.source])
+    tracked: set[str] | None = None
+    if args.tracked_only:
+        tracked, problems = tracked_files([args.source, args.output])
+        if tracked is None:
+            report(problems, {}, stdout, args.verbose)
+            return 1
+    files = [path for path in manifest_files(args.source) if tracked is None or os.path.abspath(path) in tracked]
+    sources, problems = read_sources(files)
     results.extend(problems)
     hydrated = hydrate(args.source, sources, settings)
     results.extend(hydrated.results)
@@ -262,7 +301,7 @@ def run(argv: Sequence[str], stdout: TextIO) -> int:
     if any(r.is_error for r in results):
         return 1
 
-    changes = compare(args.output, hydrated.files)
+    changes = compare(args.output, hydrated.files, tracked)
     if not changes:
         return 0
     if args.fix:

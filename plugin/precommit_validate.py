@@ -19,15 +19,16 @@ import argparse
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from plugin.inputs import Source, read_sources
-from plugin.settings import Settings, resolve_settings
 from plugin.yamlio import load_documents
 from plugin.yamllines import format_results
 from renderer import consts
-from renderer.render import Item, render_items
 from renderer.results import Result, Severity
+
+if TYPE_CHECKING:
+    from plugin.settings import Settings
 
 DYNAMO_KINDS = (consts.DCD_KIND, consts.DGD_KIND)
 
@@ -45,6 +46,8 @@ def add_settings_arguments(parser: argparse.ArgumentParser) -> None:
 
 def settings_from_args(args: argparse.Namespace, keep_sources: bool = False) -> tuple[Settings | None, list[Result]]:
     """Settings from the shared options, exactly as the render command builds them."""
+    from plugin.settings import resolve_settings
+
     overrides: dict[str, object] = {}
     if keep_sources:
         overrides["keepSources"] = True
@@ -90,6 +93,8 @@ def strict_pod_template(result: Result) -> Result:
 
 def validate_source(source: Source, settings: Settings) -> list[Result]:
     """Every problem in one file: YAML, admission rules and rendering."""
+    from renderer.render import Item, render_items
+
     if not mentions_dynamo_kind(source.text):
         return []
     documents, results = load_documents(source.text, source.name)
@@ -105,18 +110,21 @@ def validate_source(source: Source, settings: Settings) -> list[Result]:
 
 def run(argv: Sequence[str], stdout: TextIO) -> int:
     args = build_parser().parse_args(list(argv))
-    settings, results = settings_from_args(args)
-    if settings is None:
-        report(results, {}, stdout, args.verbose)
-        return 1
-    sources, problems = read_sources(args.filenames)
-    results.extend(problems)
+    sources, results = read_sources(args.filenames)
+    # The renderer (and the settings it needs) load only when some file names a Dynamo kind:
+    # a commit without Dynamo manifests costs a read and a substring search per file.
+    candidates = [source for source in sources if mentions_dynamo_kind(source.text)]
     texts: dict[str, str] = {}
-    for source in sources:
-        found = validate_source(source, settings)
-        if any(r.severity is not Severity.INFO or args.verbose for r in found):
-            texts[source.name] = source.text
-        results.extend(found)
+    if candidates:
+        settings, problems = settings_from_args(args)
+        results.extend(problems)
+        for source in candidates:
+            if settings is None:
+                break
+            found = validate_source(source, settings)
+            if any(r.severity is not Severity.INFO or args.verbose for r in found):
+                texts[source.name] = source.text
+            results.extend(found)
     report(results, texts, stdout, args.verbose)
     return 1 if any(r.is_error for r in results) else 0
 

@@ -262,3 +262,46 @@ def test_hydrate_check_fails_on_stale_output_and_fix_repairs_it(
     again = _pre_commit(repo, pre_commit_home, "--all-files")
     assert again.returncode == 0, again.stdout + again.stderr
     assert again.stdout.count("Passed") == 2
+
+
+def test_git_commit_is_blocked_until_the_rendered_output_is_staged(
+    tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path
+) -> None:
+    hooks = "      - id: dynamo-validate\n      - id: dynamo-hydrate-check\n        args: [--fix, deploy, rendered]\n"
+    repo = _user_repo(tmp_path / "committing", _hook_config(hook_repo, hooks), {"deploy/worker.yaml": WORKER.format(replicas=1)})
+    env = {**os.environ, "PRE_COMMIT_HOME": str(pre_commit_home), "PRE_COMMIT_COLOR": "never"}
+    subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=repo, env=env, check=True, capture_output=True)
+
+    def commit(message: str) -> tuple[int, str]:
+        git_env = {**env, "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
+                   "GIT_COMMITTER_NAME": "test", "GIT_COMMITTER_EMAIL": "test@example.invalid"}
+        # git hands a hook's standard output to its own standard error
+        done = subprocess.run(["git", "commit", "-q", "-m", message], cwd=repo, env=git_env, capture_output=True, text=True, check=False)
+        return done.returncode, done.stdout + done.stderr
+
+    # The first commit has no rendered output: the hook writes it, and the commit stops
+    # (a written file that nobody staged does not count as committed).
+    code, out = commit("sources")
+    assert code == 1, out
+    assert "wrote rendered/worker.yaml" in out
+    assert commit("sources")[0] == 1
+    _git(repo, "add", "rendered")
+    assert commit("sources")[0] == 0
+
+    # A source change staged without its rendered output is refused the same way.
+    (repo / "deploy" / "worker.yaml").write_text(WORKER.format(replicas=2))
+    _git(repo, "add", "deploy")
+    code, out = commit("two replicas")
+    assert code == 1, out
+    assert "wrote rendered/worker.yaml" in out
+    _git(repo, "add", "rendered")
+    assert commit("two replicas")[0] == 0
+
+    # An invalid source never reaches the rendered tree: validate names the line.
+    (repo / "deploy" / "worker.yaml").write_text(WORKER.format(replicas=-2))
+    _git(repo, "add", "deploy")
+    code, out = commit("negative")
+    assert code == 1
+    row = _line_of(WORKER, "replicas:")
+    assert f"deploy/worker.yaml:{row}: [error] DynamoComponentDeployment/worker spec.replicas: must be >= 0 (got -2)" in out.splitlines()
+    assert _git(repo, "log", "--format=%s") == "two replicas\nsources\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -260,11 +261,16 @@ def test_settings_options_reach_the_renderer(tmp_path: Path) -> None:
     assert lines[0].startswith(f"{path}:{_line(multinode, 'multinode')}: [error] DynamoComponentDeployment/worker spec.multinode.nodeCount: multinode DCD needs LeaderWorkerSet")
 
 
-def test_unusable_settings_fail_before_any_file(tmp_path: Path) -> None:
-    good = _write(tmp_path / "w.yaml", WORKER.format(replicas=1))
-    code, lines = _validate("--config", str(tmp_path / "missing.yaml"), good)
+def test_unusable_settings_are_reported_and_no_file_is_checked(tmp_path: Path) -> None:
+    bad = _write(tmp_path / "w.yaml", WORKER.format(replicas=-1))
+    code, lines = _validate("--config", str(tmp_path / "missing.yaml"), bad)
     assert code == 1
     assert lines == [f"{tmp_path}/missing.yaml: [error]: cannot read: No such file or directory"]
+
+
+def test_settings_are_read_only_when_a_file_names_a_dynamo_kind(tmp_path: Path) -> None:
+    other = _write(tmp_path / "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n")
+    assert _validate("--config", str(tmp_path / "missing.yaml"), other) == (0, [])
 
 
 def test_unreadable_and_undecodable_files_are_errors(tmp_path: Path) -> None:
@@ -454,3 +460,40 @@ def test_keep_sources_writes_the_dynamo_resources_too(tree: Path) -> None:
     _hydrate("--fix", "--keep-sources", "deploy", "rendered")
     kinds = [o["kind"] for o in _objects(tree / "rendered" / "apps" / "worker.yaml")]  # type: ignore[index]
     assert kinds == ["Deployment", "Service", "DynamoComponentDeployment"]
+
+
+def _git(cwd: Path, *args: str) -> None:
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+
+
+def test_tracked_only_ignores_untracked_sources_and_outputs(tree: Path) -> None:
+    _git(tree, "init", "-q")
+    _hydrate("--fix", "deploy", "rendered")
+    _git(tree, "add", "-A")
+    assert _hydrate("--tracked-only", "deploy", "rendered") == (0, "")
+
+    # a scratch source nobody added is not rendered
+    _write(tree / "deploy" / "scratch.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: scratch\n")
+    assert _hydrate("--tracked-only", "deploy", "rendered") == (0, "")
+    # an output file that --fix wrote but nobody added does not count as committed
+    code, out = _hydrate("--fix", "deploy", "rendered")
+    assert (code, out) == (1, "wrote rendered/scratch.yaml\n")
+    _git(tree, "add", "deploy/scratch.yaml")
+    code, out = _hydrate("--tracked-only", "deploy", "rendered")
+    assert code == 1
+    assert "--- /dev/null\n+++ b/rendered/scratch.yaml\n" in out
+    assert out.endswith("run: dynamo-render hydrate-check --fix --tracked-only deploy rendered\n")
+    _git(tree, "add", "rendered/scratch.yaml")
+    assert _hydrate("--tracked-only", "deploy", "rendered") == (0, "")
+    # the last flag wins, so a user's args can turn the hook's default off
+    os.remove("deploy/scratch.yaml")
+    code, out = _hydrate("--tracked-only", "--no-tracked-only", "deploy", "rendered")
+    assert code == 1 and "+++ /dev/null" in out
+
+
+def test_tracked_only_outside_a_git_work_tree_is_an_error(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tree.parent))
+    code, out = _hydrate("--tracked-only", "deploy", "rendered")
+    assert code == 1
+    assert out.startswith("[error]: --tracked-only needs a git work tree: fatal: not a git repository")
