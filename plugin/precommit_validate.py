@@ -2,20 +2,22 @@
 
 Each file named on the command line is checked on its own, so pre-commit may split the file
 list into parallel chunks. A file is read only when its text mentions a Dynamo kind; other YAML
-is skipped without parsing. Each DynamoComponentDeployment goes through the renderer exactly as
-``dynamo-render render`` would take it (CRD schema, CEL rules, webhooks, then rendering), and
-every problem prints as one line::
+is skipped without parsing. Each DynamoComponentDeployment and DynamoGraphDeployment goes
+through the renderer exactly as ``dynamo-render render`` would take it (CRD schema, CEL rules,
+webhooks, then rendering), and every problem prints as one line::
 
     deploy/worker.yaml:14: [error] DynamoComponentDeployment/worker spec.replicas: must be >= 0 (got -1)
 
-Unknown fields inside ``spec.podTemplate`` are only warnings when rendering (the operator's
-typed decode drops them) but errors here, as ``kubectl apply --validate=strict`` rejects them.
+Unknown fields inside a pod template (a DCD's ``spec.podTemplate``, a DGD component's) are only
+warnings when rendering (the operator's typed decode drops them) but errors here, as
+``kubectl apply --validate=strict`` rejects them.
 Lines are found on the error path only: files with nothing to report are never parsed twice.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -31,6 +33,8 @@ if TYPE_CHECKING:
     from plugin.settings import Settings
 
 DYNAMO_KINDS = (consts.DCD_KIND, consts.DGD_KIND)
+# a DCD's spec.podTemplate or a DGD component's spec.components[i].podTemplate, and below
+POD_TEMPLATE_FIELD = re.compile(r"(?:^|\.)podTemplate(?:[.\[]|$)")
 
 
 def add_settings_arguments(parser: argparse.ArgumentParser) -> None:
@@ -85,7 +89,7 @@ def strict_pod_template(result: Result) -> Result:
     if (
         result.severity is Severity.WARNING
         and result.message.startswith('unknown field "')
-        and (result.field == "spec.podTemplate" or result.field.startswith(("spec.podTemplate.", "spec.podTemplate[")))
+        and POD_TEMPLATE_FIELD.search(result.field) is not None
     ):
         return replace(result, severity=Severity.ERROR)
     return result

@@ -175,12 +175,13 @@ def test_resolve_on_an_empty_path_is_the_node_itself() -> None:
     [
         (Result('unknown field "imagePullPolice"', Severity.WARNING, field="spec.podTemplate.spec.containers[0].imagePullPolice"), True),
         (Result('unknown field "foo"', Severity.WARNING, field="spec.podTemplate.foo"), True),
+        (Result('unknown field "x"', Severity.WARNING, field="spec.components[1].podTemplate.spec.containers[0].x"), True),
         (Result('unknown field "x"', Severity.WARNING, field="spec.podTemplateX.x"), False),
         (Result('unknown field "x"', Severity.WARNING, field="spec.operatorConfig.x"), False),
         (Result("has no effect on a standalone DCD", Severity.WARNING, field="spec.podTemplate.spec"), False),
         (Result('unknown field "x"', Severity.INFO, field="spec.podTemplate.x"), False),
     ],
-    ids=["container-field", "template-field", "prefix-lookalike", "elsewhere", "other-warning", "info"],
+    ids=["container-field", "template-field", "dgd-component", "prefix-lookalike", "elsewhere", "other-warning", "info"],
 )
 def test_only_unknown_pod_template_fields_are_promoted(result: Result, promoted: bool) -> None:
     out = precommit_validate.strict_pod_template(result)
@@ -282,6 +283,68 @@ def test_unreadable_and_undecodable_files_are_errors(tmp_path: Path) -> None:
         f"{tmp_path}/nope.yaml: [error]: cannot read: No such file or directory",
         f"{latin}: [error]: not valid UTF-8 at byte 41",
     ]
+
+
+DGD = textwrap.dedent(
+    """\
+    apiVersion: nvidia.com/v1beta1
+    kind: DynamoGraphDeployment
+    metadata:
+      name: graph
+      annotations:
+        nvidia.com/enable-grove: "false"
+    spec:
+      backendFramework: vllm
+      components:
+        - name: frontend
+          type: frontend
+          replicas: 1
+          podTemplate:
+            spec:
+              containers:
+                - name: main
+                  image: registry.example/dynamo-frontend:1.4.0-test
+                  imagePullPolice: Always
+    ---
+    apiVersion: nvidia.com/v1beta1
+    kind: DynamoGraphDeployment
+    metadata:
+      name: negative
+      annotations:
+        nvidia.com/enable-grove: "false"
+    spec:
+      backendFramework: vllm
+      components:
+        - name: frontend
+          type: frontend
+          podTemplate:
+            spec:
+              containers:
+                - name: main
+                  image: registry.example/dynamo-frontend:1.4.0-test
+        - name: decode
+          type: decode
+          replicas: -2
+          podTemplate:
+            spec:
+              containers:
+                - name: main
+                  image: registry.example/dynamo-worker:1.4.0-test
+    """
+)
+
+
+def test_graph_components_are_checked_and_located(tmp_path: Path) -> None:
+    path = _write(tmp_path / "graph.yaml", DGD)
+    code, lines = _validate(path)
+    assert code == 1
+    assert sorted(lines) == sorted(
+        [
+            f"{path}:{_line(DGD, 'replicas: -2')}: [error] DynamoGraphDeployment/negative spec.components[1].replicas: must be >= 0 (got -2)",
+            f"{path}:{_line(DGD, 'imagePullPolice')}: [error] DynamoGraphDeployment/graph "
+            'spec.components[0].podTemplate.spec.containers[0].imagePullPolice: unknown field "imagePullPolice"',
+        ]
+    )
 
 
 def test_validate_main_parses_options_like_argparse(capsys: pytest.CaptureFixture[str]) -> None:
