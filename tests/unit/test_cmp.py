@@ -1,0 +1,442 @@
+"""The Argo CD plugin's option, path and output rules (plugin/cmp.py), and the argocd/ manifests."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from plugin import cmp
+from tests.schemas import FORMATS, CRDValidator, assert_valid, structural_to_jsonschema
+
+ROOT = Path(__file__).resolve().parents[2]
+ARGOCD = ROOT / "argocd"
+CMP_DATA = ROOT / "tests" / "data" / "cmp"
+
+FRONTEND = """\
+apiVersion: nvidia.com/v1beta1
+kind: DynamoComponentDeployment
+metadata:
+  name: web
+spec:
+  type: frontend
+  podTemplate:
+    spec:
+      containers:
+        - name: main
+          image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.9.0
+"""
+
+OPERATOR_CONFIG = """\
+apiVersion: operator.config.dynamo.nvidia.com/v1alpha1
+kind: OperatorConfiguration
+infrastructure:
+  natsAddress: nats://nats.example:4222
+rbac:
+  plannerClusterRoleName: p
+  dgdrProfilingClusterRoleName: d
+  eppClusterRoleName: e
+mpi:
+  sshSecretName: s
+  sshSecretNamespace: dynamo-system
+"""
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def run(app: Path, env: dict[str, str]) -> tuple[int, list[dict[str, Any]], str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = cmp.generate(str(app), env, out, err)
+    objects = [d for d in yaml.safe_load_all(out.getvalue()) if d]
+    if code != 0:
+        assert out.getvalue() == ""
+    return code, objects, err.getvalue()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository root with one app folder holding a frontend DCD."""
+    root = tmp_path / "repo"
+    write(root / "apps" / "web" / "web.yaml", FRONTEND)
+    return root
+
+
+def app_env(**extra: str) -> dict[str, str]:
+    return {"ARGOCD_APP_SOURCE_PATH": "apps/web", "ARGOCD_APP_NAMESPACE": "llm", "TMPDIR": "/nonexistent", **extra}
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameters and options
+
+
+@pytest.mark.parametrize(
+    ("name", "escaped"),
+    [
+        # argo-cd types_test.go TestApplicationSourcePluginParameters_Environ_*
+        ("version", "VERSION"),
+        ("helm-parameters", "HELM_PARAMETERS"),
+        ("image.repo", "IMAGE_REPO"),
+        ("some-name", "SOME_NAME"),
+        # ours
+        ("keep-sources", "KEEP_SOURCES"),
+        ("operator-config-path", "OPERATOR_CONFIG_PATH"),
+    ],
+    ids=lambda v: str(v),
+)
+def test_escape_param_name(name: str, escaped: str) -> None:
+    assert cmp.escape_param_name(name) == escaped
+
+
+def _texts(values: dict[str, cmp.Value]) -> dict[str, tuple[str, int]]:
+    return {k: (v.text, v.origin) for k, v in values.items()}
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({}, {}),
+        # A plugin block without parameters: the literal null.
+        ({"ARGOCD_APP_PARAMETERS": "null"}, {}),
+        ({"ARGOCD_APP_PARAMETERS": "[]"}, {}),
+        (
+            {"ARGOCD_APP_PARAMETERS": '[{"name":"keep-sources","string":"true"}]', "PARAM_KEEP_SOURCES": "true"},
+            {"keep-sources": ("true", cmp.PARAMETER)},
+        ),
+        # PARAM_* are read only when ARGOCD_APP_PARAMETERS is absent (they are derived from it).
+        ({"PARAM_NAMESPACE": "team-a"}, {"namespace": ("team-a", cmp.PARAMETER)}),
+        ({"ARGOCD_APP_PARAMETERS": "null", "PARAM_NAMESPACE": "team-a"}, {}),
+        # Precedence: parameter > plugin env > sidecar env.
+        (
+            {
+                "DYNAMO_RENDER_NAMESPACE": "from-sidecar",
+                "ARGOCD_ENV_DYNAMO_RENDER_NAMESPACE": "from-app-env",
+                "DYNAMO_RENDER_COMPANIONS": "false",
+            },
+            {"namespace": ("from-app-env", cmp.APP_ENV), "companions": ("false", cmp.SIDECAR)},
+        ),
+        (
+            {
+                "ARGOCD_ENV_DYNAMO_RENDER_NAMESPACE": "from-app-env",
+                "ARGOCD_APP_PARAMETERS": '[{"name":"namespace","string":"from-parameter"}]',
+            },
+            {"namespace": ("from-parameter", cmp.PARAMETER)},
+        ),
+        # Other plugin env entries are the user's business.
+        ({"ARGOCD_ENV_FOO": "bar"}, {}),
+    ],
+    ids=["none", "null", "empty-list", "json", "param-env", "json-wins-over-param-env", "env-precedence", "param-precedence", "foreign-env"],
+)
+def test_resolve_options(env: dict[str, str], expected: dict[str, tuple[str, int]]) -> None:
+    values, results = cmp.resolve_options(env)
+    assert results == []
+    assert _texts(values) == expected
+
+
+@pytest.mark.parametrize(
+    ("env", "line"),
+    [
+        ({"ARGOCD_APP_PARAMETERS": "[{"}, "[error] ARGOCD_APP_PARAMETERS: not valid JSON: "),
+        ({"ARGOCD_APP_PARAMETERS": '{"name":"x"}'}, "[error] ARGOCD_APP_PARAMETERS: expected a JSON list of parameters"),
+        ({"ARGOCD_APP_PARAMETERS": "[1]"}, "[error] ARGOCD_APP_PARAMETERS[0]: expected an object with a name"),
+        ({"ARGOCD_APP_PARAMETERS": '[{"name":"image"}]'}, "[error] image: unknown parameter (valid: namespace, config, "),
+        ({"ARGOCD_APP_PARAMETERS": '[{"name":"namespace","map":{}}]'}, "[error] namespace: must be a string parameter (got map)"),
+        ({"ARGOCD_APP_PARAMETERS": '[{"name":"namespace","string":1}]'}, "[error] namespace: must be a string parameter"),
+        ({"PARAM_VALUES_FILES_0": "a.yaml"}, "[error] PARAM_VALUES_FILES_0: unknown parameter (valid: PARAM_ALLOW_EMPTY, "),
+        ({"ARGOCD_ENV_DYNAMO_RENDER_LWS": "true"}, "[error] ARGOCD_ENV_DYNAMO_RENDER_LWS: unknown setting (valid: ARGOCD_ENV_DYNAMO_RENDER_NAMESPACE, "),
+        ({"DYNAMO_RENDER_LWS_GATE": "on"}, '[error] DYNAMO_RENDER_LWS_GATE: invalid value "on" (valid: auto, true, false)'),
+        ({"PARAM_KEEP_SOURCES": "True"}, '[error] keep-sources: invalid value "True" (valid: true, false)'),
+    ],
+    ids=["bad-json", "not-a-list", "not-an-object", "unknown", "map", "non-string", "unknown-param-env", "unknown-env", "bad-gate", "bad-bool"],
+)
+def test_resolve_options_problems(env: dict[str, str], line: str) -> None:
+    _, results = cmp.resolve_options(env)
+    assert len(results) == 1
+    assert results[0].line().startswith(line), results[0].line()
+
+
+def test_plugin_yaml_announces_exactly_the_plugin_parameters() -> None:
+    plugin = yaml.safe_load((ARGOCD / "plugin.yaml").read_text())
+    assert plugin["kind"] == "ConfigManagementPlugin"
+    assert plugin["metadata"]["name"] == cmp.PLUGIN_NAME
+    assert plugin["spec"]["version"] == cmp.PLUGIN_VERSION
+    assert plugin["spec"]["generate"]["command"] == ["dynamo-render", "cmp", "generate"]
+    assert plugin["spec"]["preserveFileMode"] is False
+    assert "discover" not in plugin["spec"], "no discovery rule by default"
+    assert plugin["spec"]["parameters"]["static"] == cmp.announcements()
+
+
+def test_example_application_uses_the_plugin_name_and_a_known_parameter() -> None:
+    app = yaml.safe_load((ARGOCD / "application.yaml").read_text())
+    plugin = app["spec"]["source"]["plugin"]
+    assert plugin["name"] == cmp.APPLICATION_PLUGIN_NAME == "dynamo-render-v1"
+    assert {p["name"] for p in plugin["parameters"]} <= set(cmp.PARAMETERS_BY_NAME)
+    assert (ROOT / app["spec"]["source"]["path"]).is_dir()
+
+
+def test_example_application_is_valid_against_the_argo_cd_crd() -> None:
+    crd = yaml.safe_load((CMP_DATA / "crds" / "argoproj.io_applications.v3.5.1.yaml").read_text())
+    (version,) = [v for v in crd["spec"]["versions"] if v["name"] == "v1alpha1"]
+    validator = CRDValidator(structural_to_jsonschema(version["schema"]["openAPIV3Schema"], root=True), format_checker=FORMATS)
+    app = yaml.safe_load((ARGOCD / "application.yaml").read_text())
+    assert [e.message for e in validator.iter_errors(app)] == []
+    broken = json.loads(json.dumps(app))
+    broken["spec"]["source"]["plugin"]["parameters"][0]["value"] = "x"  # the docs' wrong key
+    assert [e.message for e in validator.iter_errors(broken)], "the CRD check must catch unknown fields"
+
+
+# ---------------------------------------------------------------------------------------------
+# Paths
+
+
+@pytest.mark.parametrize(
+    ("app", "env", "root"),
+    [
+        # Inside the cmp-server work dir: the <uuid> folder, whatever ARGOCD_APP_SOURCE_PATH says
+        # (with --plugin-use-manifest-generate-paths the tree is rooted lower than the repository).
+        ("/w/_cmp_server/u1/apps/web", {"ARGOCD_CMP_WORKDIR": "/w", "ARGOCD_APP_SOURCE_PATH": "deploy/apps/web"}, "/w/_cmp_server/u1"),
+        ("/w/_cmp_server/u1", {"ARGOCD_CMP_WORKDIR": "/w", "ARGOCD_APP_SOURCE_PATH": "."}, "/w/_cmp_server/u1"),
+        ("/t/_cmp_server/u1/a", {"TMPDIR": "/t"}, "/t/_cmp_server/u1"),
+        # Elsewhere: strip ARGOCD_APP_SOURCE_PATH when the working directory ends with it.
+        ("/src/repo/apps/web", {"TMPDIR": "/t", "ARGOCD_APP_SOURCE_PATH": "apps/web"}, "/src/repo"),
+        ("/src/repo/apps/web", {"TMPDIR": "/t", "ARGOCD_APP_SOURCE_PATH": "./apps/web/"}, "/src/repo"),
+        ("/src/repo/apps/web", {"TMPDIR": "/t", "ARGOCD_APP_SOURCE_PATH": "other/web"}, "/src/repo/apps/web"),
+        ("/src/repo/apps/web", {"TMPDIR": "/t", "ARGOCD_APP_SOURCE_PATH": "../web"}, "/src/repo/apps/web"),
+        ("/src/repo/apps/web", {"TMPDIR": "/t"}, "/src/repo/apps/web"),
+    ],
+    ids=["workdir", "workdir-root-app", "tmpdir", "source-path", "source-path-normalised", "mismatch", "dotdot", "none"],
+)
+def test_resolve_repo_root(app: str, env: dict[str, str], root: str) -> None:
+    assert cmp.resolve_repo_root(app, env) == root
+
+
+def test_confine(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    write(root / "config" / "op.yaml", OPERATOR_CONFIG)
+    (root / "apps" / "web").mkdir(parents=True)
+    write(tmp_path / "outside.yaml", "x: 1\n")
+    os.symlink("../../outside.yaml", root / "apps" / "link.yaml")
+    tree = cmp.Tree(str(root), str(root / "apps" / "web"))
+    real, problems = tree.confine("../../config/op.yaml", tree.app, "p")
+    assert (real, problems) == (str(root / "config" / "op.yaml"), [])
+    for value, message in (
+        ("../../../outside.yaml", 'path "../../../outside.yaml" leads outside the repository'),
+        ("../link.yaml", 'path "../link.yaml" leads outside the repository'),
+        ("/etc/passwd", 'must be a path relative to the application folder (got "/etc/passwd")'),
+    ):
+        real, problems = tree.confine(value, tree.app, "p")
+        assert real is None and [p.message for p in problems] == [message]
+
+
+def test_manifest_files_order_hidden_entries_and_symlink_cycles(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    app = root / "app"
+    for name in ("b.yaml", "a.yml", "c.json", "z/1.yaml", "m/2.yaml", "m/n/3.yaml", ".argocd-source.yaml", ".hidden/x.yaml", "README.md"):
+        write(app / name, "{}\n")
+    os.symlink("..", app / "m" / "up")  # a cycle back into the app folder
+    tree = cmp.Tree(str(root), str(app))
+    files, problems = cmp.manifest_files(tree, set())
+    assert problems == []
+    # As the render command walks folders: a folder's files first, then its sub-folders by name.
+    assert [d for _, d in files] == ["app/a.yml", "app/b.yaml", "app/c.json", "app/m/2.yaml", "app/m/n/3.yaml", "app/z/1.yaml"]
+
+
+def test_broken_symlink_to_a_manifest_is_reported(tmp_path: Path) -> None:
+    app = tmp_path / "repo" / "app"
+    app.mkdir(parents=True)
+    os.symlink("missing.yaml", app / "dangling.yaml")
+    files, problems = cmp.manifest_files(cmp.Tree(str(tmp_path / "repo"), str(app)), set())
+    assert files == [] and [p.line() for p in problems] == ["app/dangling.yaml: [error]: broken symlink (-> missing.yaml)"]
+
+
+# ---------------------------------------------------------------------------------------------
+# generate, in process
+
+
+def test_generate_renders_into_the_destination_namespace(repo: Path) -> None:
+    code, objects, err = run(repo / "apps" / "web", app_env())
+    assert code == 0, err
+    assert [(o["kind"], o["metadata"]["name"], o["metadata"]["namespace"]) for o in objects] == [
+        ("Deployment", "web", "llm"),
+        ("Service", "web", "llm"),
+    ]
+    assert_valid(objects)
+
+
+def test_namespace_precedence(repo: Path) -> None:
+    write(repo / "apps" / "web" / "settings" / "render.yaml", "apiVersion: config.dynamo-render.dev/v1alpha1\n"
+          "kind: DynamoRenderConfig\nmetadata:\n  name: s\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\n"
+          "spec:\n  namespace: from-config\n")
+    config = '[{"name":"config","string":"settings/render.yaml"}]'
+    _, objects, _ = run(repo / "apps" / "web", app_env(ARGOCD_APP_PARAMETERS=config))
+    assert {o["metadata"]["namespace"] for o in objects} == {"from-config"}
+    both = '[{"name":"config","string":"settings/render.yaml"},{"name":"namespace","string":"from-param"}]'
+    _, objects, _ = run(repo / "apps" / "web", app_env(ARGOCD_APP_PARAMETERS=both))
+    assert {o["metadata"]["namespace"] for o in objects} == {"from-param"}
+    env = app_env()
+    del env["ARGOCD_APP_NAMESPACE"]
+    _, objects, _ = run(repo / "apps" / "web", env)
+    assert {o["metadata"]["namespace"] for o in objects} == {"default"}
+
+
+def test_config_file_with_operator_config_path_and_gates(repo: Path) -> None:
+    write(repo / "config" / "op.yaml", OPERATOR_CONFIG)
+    write(repo / "apps" / "web" / "render.yaml", "apiVersion: config.dynamo-render.dev/v1alpha1\n"
+          "kind: DynamoRenderConfig\nmetadata:\n  name: s\nspec:\n  keepSources: true\n"
+          "  operatorConfigPath: ../../config/op.yaml\n  gates:\n    checkpoint: false\n")
+    env = app_env(ARGOCD_APP_PARAMETERS='[{"name":"config","string":"render.yaml"},{"name":"lws-gate","string":"true"}]')
+    code, objects, err = run(repo / "apps" / "web", env)
+    assert code == 0, err
+    # The config file itself is not rendered; its settings and operator config apply.
+    assert [o["kind"] for o in objects] == ["Deployment", "Service", "DynamoComponentDeployment"]
+    container = objects[0]["spec"]["template"]["spec"]["containers"][0]
+    assert {"name": "NATS_SERVER", "value": "nats://nats.example:4222"} in container["env"]
+
+
+def test_config_file_naming_an_operator_config_outside_the_repository_is_refused(repo: Path, tmp_path: Path) -> None:
+    write(tmp_path / "op.yaml", OPERATOR_CONFIG)
+    write(repo / "apps" / "web" / "render.yaml", "apiVersion: config.dynamo-render.dev/v1alpha1\n"
+          "kind: DynamoRenderConfig\nmetadata:\n  name: s\nspec:\n  operatorConfigPath: ../../../op.yaml\n")
+    code, _, err = run(repo / "apps" / "web", app_env(ARGOCD_APP_PARAMETERS='[{"name":"config","string":"render.yaml"}]'))
+    assert code == 1
+    assert 'apps/web/render.yaml:0: [error] spec.operatorConfigPath: path "../../../op.yaml" leads outside the repository' in err
+
+
+def test_sidecar_settings_may_point_outside_the_repository(repo: Path, tmp_path: Path) -> None:
+    """The administrator's DYNAMO_RENDER_* variables are trusted, e.g. a mounted operator ConfigMap."""
+    op = write(tmp_path / "mounted" / "config.yaml", OPERATOR_CONFIG)
+    code, objects, err = run(repo / "apps" / "web", app_env(DYNAMO_RENDER_OPERATOR_CONFIG_PATH=str(op)))
+    assert code == 0, err
+    assert {"name": "NATS_SERVER", "value": "nats://nats.example:4222"} in objects[0]["spec"]["template"]["spec"]["containers"][0]["env"]
+    # An Application's own setting may not.
+    code, _, err = run(repo / "apps" / "web", app_env(ARGOCD_ENV_DYNAMO_RENDER_OPERATOR_CONFIG_PATH=str(op)))
+    assert code == 1 and "ARGOCD_ENV_DYNAMO_RENDER_OPERATOR_CONFIG_PATH: must be a path relative to the application folder" in err
+
+
+def test_operator_config_forms_one_per_origin(repo: Path) -> None:
+    write(repo / "op.yaml", OPERATOR_CONFIG)
+    both = '[{"name":"operator-config-path","string":"../../op.yaml"},{"name":"operator-config","string":"{}"}]'
+    code, _, err = run(repo / "apps" / "web", app_env(ARGOCD_APP_PARAMETERS=both))
+    assert code == 1 and "set operator-config or operator-config-path, not both (both come from the parameter)" in err
+    # Different origins: the higher one wins (a parameter beats the sidecar's default).
+    env = app_env(DYNAMO_RENDER_OPERATOR_CONFIG="discovery: {backend: consul}",
+                  ARGOCD_APP_PARAMETERS='[{"name":"operator-config-path","string":"../../op.yaml"}]')
+    code, objects, err = run(repo / "apps" / "web", env)
+    assert code == 0, err
+
+
+def test_operator_config_errors_name_the_file_in_the_repository(repo: Path) -> None:
+    write(repo / "op.yaml", "apiVersion: operator.config.dynamo.nvidia.com/v1alpha1\nkind: OperatorConfiguration\n"
+          "discovery:\n  backend: consul\n")
+    code, _, err = run(repo / "apps" / "web", app_env(PARAM_OPERATOR_CONFIG_PATH="../../op.yaml"))
+    assert code == 1
+    assert 'op.yaml:0: [error] discovery.backend: Unsupported value: "consul"' in err
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("- just\n- a list\n", "apps/web/junk.yaml:0: [error]: not a Kubernetes object (expected a mapping"),
+        ("name: values\nreplicas: 3\n", "apps/web/junk.yaml:0: [error]: not a Kubernetes object (apiVersion and kind are required)"),
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n", "apps/web/junk.yaml:0: [error] ConfigMap/<unnamed> metadata.name: metadata.name is required"),
+        (
+            "apiVersion: config.dynamo-render.dev/v1alpha1\nkind: DynamoRenderConfig\nmetadata:\n  name: s\nspec: {}\n",
+            "apps/web/junk.yaml:0: [error] DynamoRenderConfig/s: a DynamoRenderConfig is configuration, not an object to deploy",
+        ),
+    ],
+    ids=["list", "values-file", "unnamed", "render-config"],
+)
+def test_documents_argo_cd_could_not_apply_are_errors(repo: Path, text: str, line: str) -> None:
+    write(repo / "apps" / "web" / "junk.yaml", text)
+    code, _, err = run(repo / "apps" / "web", app_env())
+    assert code == 1
+    assert line in err, err
+
+
+def test_local_config_documents_are_dropped(repo: Path) -> None:
+    write(repo / "apps" / "web" / "local.yaml", "apiVersion: config.dynamo-render.dev/v1alpha1\nkind: DynamoRenderConfig\n"
+          "metadata:\n  name: s\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\nspec: {}\n")
+    code, objects, err = run(repo / "apps" / "web", app_env())
+    assert code == 0, err
+    assert [o["kind"] for o in objects] == ["Deployment", "Service"]
+
+
+def test_invalid_utf8_and_every_dcd_problem_are_reported_together(repo: Path) -> None:
+    (repo / "apps" / "web" / "bin.yaml").write_bytes(b"kind: \xff\n")
+    write(repo / "apps" / "web" / "bad.yaml", FRONTEND.replace("name: web", "name: Web_Bad"))
+    code, _, err = run(repo / "apps" / "web", app_env(ARGOCD_APP_NAME="argocd_web"))
+    assert code == 1
+    lines = err.splitlines()
+    assert lines[0] == "dynamo-render: 2 errors for application argocd_web, nothing rendered"
+    assert "apps/web/bin.yaml: [error]: not valid UTF-8 at byte 6" in lines
+    assert any(line.startswith("apps/web/bad.yaml:0: [error] DynamoComponentDeployment/Web_Bad metadata.name:") for line in lines)
+
+
+def test_report_is_capped(repo: Path) -> None:
+    for i in range(cmp.MAX_REPORT_LINES + 5):
+        write(repo / "apps" / "web" / f"junk-{i:03d}.yaml", "name: values\n")
+    code, _, err = run(repo / "apps" / "web", app_env())
+    assert code == 1
+    lines = err.splitlines()
+    assert len(lines) == 1 + cmp.MAX_REPORT_LINES + 1
+    assert lines[-1] == "... and 5 more"
+
+
+def test_main_usage() -> None:
+    assert cmp.main(["render"]) == cmp.EXIT_USAGE
+    assert cmp.main([]) == cmp.EXIT_USAGE
+    assert cmp.main(["--help"]) == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# The repo-server sidecar overlay
+
+
+def build_overlay(tmp_path: Path) -> list[dict[str, Any]]:
+    """argocd/install built with the vendored stand-in of the stock install as its base."""
+    shutil.copytree(ARGOCD, tmp_path / "argocd", ignore=shutil.ignore_patterns("example-repo"))
+    shutil.copytree(CMP_DATA / "argocd-base", tmp_path / "base")
+    kustomization = tmp_path / "argocd" / "install" / "kustomization.yaml"
+    text = kustomization.read_text()
+    remote = "https://raw.githubusercontent.com/argoproj/argo-cd/v3.5.1/manifests/install.yaml"
+    assert remote in text, "the overlay must pin the stock install it patches"
+    kustomization.write_text(text.replace(remote, "../../base"))
+    proc = subprocess.run(["kubectl", "kustomize", str(kustomization.parent)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return [d for d in yaml.safe_load_all(proc.stdout) if d]
+
+
+def test_sidecar_overlay_builds_and_is_valid(tmp_path: Path) -> None:
+    (deployment,) = build_overlay(tmp_path)
+    assert_valid(deployment)
+    assert deployment["metadata"]["namespace"] == "argocd"
+    pod = deployment["spec"]["template"]["spec"]
+    containers = {c["name"]: c for c in pod["containers"]}
+    assert set(containers) == {"argocd-repo-server", "dynamo-render"}
+    sidecar = containers["dynamo-render"]
+    assert sidecar["image"] == "registry.example.com/dynamo-render:0.1.0"
+    assert sidecar["command"] == ["/var/run/argocd/argocd-cmp-server"]
+    security = sidecar["securityContext"]
+    assert security["runAsUser"] == 999 and security["runAsNonRoot"] is True
+    assert security["readOnlyRootFilesystem"] is True and security["allowPrivilegeEscalation"] is False
+    mounts = {m["mountPath"]: m["name"] for m in sidecar["volumeMounts"]}
+    assert mounts == {"/var/run/argocd": "var-files", "/home/argocd/cmp-server/plugins": "plugins", "/tmp": "dynamo-render-tmp"}
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    assert volumes["dynamo-render-tmp"] == {"name": "dynamo-render-tmp", "emptyDir": {}}
+    # The sidecar shares the stock volumes, never the repo-server's own /tmp.
+    assert "var-files" in volumes and "plugins" in volumes
+    repo_server_tmp = {m["name"] for m in containers["argocd-repo-server"]["volumeMounts"] if m["mountPath"] == "/tmp"}
+    assert repo_server_tmp == {"tmp"}
+    # The stock copyutil init container puts argocd-cmp-server where the sidecar runs it from.
+    (copyutil,) = pod["initContainers"]
+    assert "/var/run/argocd/argocd-cmp-server" in " ".join(copyutil["args"])
