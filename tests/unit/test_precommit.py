@@ -341,8 +341,10 @@ def test_graph_components_are_checked_and_located(tmp_path: Path) -> None:
     assert sorted(lines) == sorted(
         [
             f"{path}:{_line(DGD, 'replicas: -2')}: [error] DynamoGraphDeployment/negative spec.components[1].replicas: must be >= 0 (got -2)",
-            f"{path}:{_line(DGD, 'imagePullPolice')}: [error] DynamoGraphDeployment/graph "
-            'spec.components[0].podTemplate.spec.containers[0].imagePullPolice: unknown field "imagePullPolice"',
+            (
+                f"{path}:{_line(DGD, 'imagePullPolice')}: [error] DynamoGraphDeployment/graph "
+                'spec.components[0].podTemplate.spec.containers[0].imagePullPolice: unknown field "imagePullPolice"'
+            ),
         ]
     )
 
