@@ -26,6 +26,7 @@ encoding/json encode.go (Go 1.26) on the api/v1beta1 and api/v1alpha1 types.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import math
 from collections.abc import Callable, Mapping
@@ -33,7 +34,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from renderer import consts, dynamo_types, gotypes, k8s_types, runtimeversion
+from renderer import api, consts, dynamo_types, gotypes, k8s_types, runtimeversion
 from renderer.quantity import unmarshal_quantity
 from renderer.results import RenderError, describe_kind, unsupported
 
@@ -141,9 +142,21 @@ def go_json(value: Any) -> str:
 
     Mirrors: encoding/json Marshal (compact, escapeHTML)
     """
+    if not _contains_float(value):
+        return gotypes.go_json_dumps(value)  # one C-accelerated pass; no float to reformat
     parts: list[str] = []
     _emit(value, parts.append)
     return "".join(parts)
+
+
+def _contains_float(value: Any) -> bool:
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(_contains_float(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_contains_float(v) for v in value)
+    return False
 
 
 def _emit(value: Any, write: Callable[[str], Any]) -> None:
@@ -533,6 +546,91 @@ def alpha_shared_spec_go_json(spec: Mapping[str, Any], path: str = "spec") -> st
 
 # -- the v2 worker hash ---------------------------------------------------------------------
 
+# The CRD's structural defaults of a component spec outside its pod template, as (path,
+# value): the API server fills them in before the operator reads the DGD, so they are part
+# of the hashed spec. The pod template's own defaults are api.POD_TEMPLATE_SPEC_DEFAULTS.
+COMPONENT_CRD_DEFAULTS: tuple[tuple[tuple[str, ...], Any], ...] = (
+    (("eppConfig", "configMapRef", "name"), ""),
+    (("experimental", "checkpoint", "deletionPolicy"), "Delete"),
+    (("experimental", "checkpoint", "identity", "pipelineParallelSize"), 1),
+    (("experimental", "checkpoint", "identity", "tensorParallelSize"), 1),
+    (("experimental", "checkpoint", "startupPolicy"), "Immediate"),
+    (("experimental", "checkpoint", "targetContainerName"), "main"),
+    (("experimental", "failover", "mode"), "IntraPod"),
+    (("experimental", "failover", "numShadows"), 1),
+    (("experimental", "gpuMemoryService", "deviceClassName"), "gpu.nvidia.com"),
+    (("experimental", "gpuMemoryService", "mode"), "IntraPod"),
+    (("multinode", "nodeCount"), 2),
+)
+
+
+class _Default:
+    """A default value at the end of a path (a trie leaf)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _defaults_trie(table: tuple[tuple[tuple[str, ...], Any], ...]) -> dict[str, Any]:
+    trie: dict[str, Any] = {}
+    for path, value in table:
+        node = trie
+        for key in path[:-1]:
+            node = node.setdefault(key, {})
+        node[path[-1]] = _Default(value)
+    return trie
+
+
+_SPEC_DEFAULTS = _defaults_trie(
+    COMPONENT_CRD_DEFAULTS
+    + tuple((("podTemplate", "spec", *path), value) for path, value in api.POD_TEMPLATE_SPEC_DEFAULTS)
+)
+
+
+def _with_defaults(node: Any, trie: dict[str, Any]) -> Any:
+    """``node`` with the trie's defaults filled in; copies only what changes (``[]``: each item)."""
+    if isinstance(node, list):
+        sub = trie.get("[]")
+        if sub is None:
+            return node
+        items = [_with_defaults(item, sub) for item in node]
+        return items if any(a is not b for a, b in zip(items, node, strict=True)) else node
+    if not isinstance(node, dict):
+        return node
+    out = node
+    for key, sub in trie.items():
+        if isinstance(sub, _Default):
+            if node.get(key) is None:
+                out = dict(out) if out is node else out
+                out[key] = copy.deepcopy(sub.value)
+            continue
+        child = node.get(key)
+        if child is None:
+            continue  # a default never creates its parent
+        changed = _with_defaults(child, sub)
+        if changed is not child:
+            out = dict(out) if out is node else out
+            out[key] = changed
+    return out
+
+
+def apply_component_crd_defaults(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The component (or DCD) spec with the CRD's structural defaults filled in.
+
+    A default applies where its parent object exists and the field is absent or null.
+    Applying it twice changes nothing. The input is never modified; unchanged parts are
+    shared with the result.
+
+    Mirrors: config/crd/bases/nvidia.com_dynamographdeployments.yaml and
+    nvidia.com_dynamocomponentdeployments.yaml (v1beta1 ``default:`` markers; both CRDs carry
+    the same 58 under a component spec)
+    """
+    result: dict[str, Any] = _with_defaults(dict(spec), _SPEC_DEFAULTS)
+    return result
+
+
 
 @dataclass(frozen=True)
 class WorkerTemplate:
@@ -542,8 +640,8 @@ class WorkerTemplate:
     (``GetDCDKubeLabels``/``GetDCDKubeAnnotations``, see ``worker_template_from_dcd``),
     ``runtime_version`` the value of ``resolve_runtime_version_for_hash`` and ``spec`` the
     full generated DCD spec dict (replicas and the other scaling fields still in it; they are
-    cleared when hashing). The DCD was generated with ``WORKER_HASH_PLACEHOLDER`` as its
-    worker hash.
+    cleared when hashing; CRD defaults are filled in when hashing if still missing). The DCD
+    was generated with ``WORKER_HASH_PLACEHOLDER`` as its worker hash.
 
     Mirrors: internal/dynamo/hash.go workerTemplate
     """
@@ -588,7 +686,7 @@ def worker_hash_json(workers: Mapping[str, WorkerTemplate]) -> str:
             entry["annotations"] = _string_map(template.annotations, f"{where}.annotations")
         if template.runtime_version:
             entry["runtimeVersion"] = template.runtime_version
-        spec = worker_hash_spec(template.spec)
+        spec = worker_hash_spec(apply_component_crd_defaults(template.spec))
         entry["spec"] = _V1BETA1.encode(dynamo_types.ROOTS["V1BETA1"], spec, "spec")
         document[name] = entry
     return go_json(document)
@@ -775,7 +873,9 @@ __all__ = [
     "AlphaCompat",
     "GoEncoder",
     "WorkerTemplate",
+    "COMPONENT_CRD_DEFAULTS",
     "alpha_shared_spec_go_json",
+    "apply_component_crd_defaults",
     "dcd_kube_annotations",
     "dcd_kube_labels",
     "dcd_spec_go_json",

@@ -1042,3 +1042,59 @@ def test_generated_dynamo_table_provenance() -> None:
         "providerOverride",
         "name",
     ]
+
+
+# -- CRD defaults the API server fills in before the operator hashes ----------------------------
+
+
+def test_crd_defaults_reach_the_hashed_spec() -> None:
+    # nvidia.com_dynamographdeployments.yaml v1beta1: checkpoint startupPolicy Immediate,
+    # deletionPolicy Delete, targetContainerName main; multinode nodeCount 2; a container port's
+    # protocol TCP. ComponentCheckpointConfig prints enabled, mode, startupPolicy,
+    # deletionPolicy, ..., targetContainerName in that order.
+    spec = {
+        "name": "w",
+        "type": "worker",
+        "multinode": {},
+        "experimental": {"checkpoint": {"enabled": True}},
+        "podTemplate": {"spec": {"containers": [{"name": "main", "ports": [{"containerPort": 9090}]}]}},
+    }
+    text = worker_hash_json({"w": WorkerTemplate(spec=spec)})
+    assert text == (
+        '{"w":{"spec":{"name":"w","type":"worker","podTemplate":{"metadata":{},"spec":{"containers":[{"name":"main",'
+        '"ports":[{"containerPort":9090,"protocol":"TCP"}],"resources":{}}]}},"multinode":{"nodeCount":2},'
+        '"experimental":{"checkpoint":{"enabled":true,"startupPolicy":"Immediate","deletionPolicy":"Delete",'
+        '"targetContainerName":"main"}}}}}'
+    )
+    from renderer.gohash import apply_component_crd_defaults
+
+    defaulted = apply_component_crd_defaults(spec)
+    assert apply_component_crd_defaults(defaulted) == defaulted
+    assert worker_hash({"w": WorkerTemplate(spec=defaulted)}) == worker_hash({"w": WorkerTemplate(spec=spec)})
+    assert "experimental" not in apply_component_crd_defaults({"name": "w"})  # parents are never created
+    # explicit values are kept
+    assert apply_component_crd_defaults({"multinode": {"nodeCount": 4}})["multinode"] == {"nodeCount": 4}
+
+
+def test_hashing_never_modifies_its_input() -> None:
+    spec = {
+        "name": "w",
+        "type": "worker",
+        "replicas": 3,
+        "multinode": {},
+        "podTemplate": {"spec": {"containers": [{"name": "main", "ports": [{"containerPort": 1}]}]}},
+    }
+    before = copy.deepcopy(spec)
+    from renderer.gohash import apply_component_crd_defaults
+
+    defaulted = apply_component_crd_defaults(spec)
+    worker_hash({"w": WorkerTemplate(spec=spec)})
+    assert spec == before
+    assert defaulted["podTemplate"]["spec"]["containers"][0]["ports"][0]["protocol"] == "TCP"
+    # untouched subtrees are shared, not copied
+    untouched = {"name": "w", "modelRef": {"name": "m"}}
+    assert apply_component_crd_defaults(untouched)["modelRef"] is untouched["modelRef"]
+
+
+def test_go_json_without_floats_takes_the_same_escaping() -> None:
+    assert go_json({"x": "a<b", "y": [1, None, True], "z": {}}) == '{"x":"a\\u003cb","y":[1,null,true],"z":{}}'
