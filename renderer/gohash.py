@@ -764,10 +764,11 @@ def dcd_kube_labels(dcd: Mapping[str, Any], alpha: AlphaCompat | None = None) ->
     component = spec.get("name") or object_labels.get(consts.LABEL_COMPONENT) or metadata.get("name") or ""
     if component:
         labels[consts.LABEL_COMPONENT] = component
-    namespace = alpha.dynamo_namespace
-    if namespace is None:
-        namespace = object_labels.get(consts.LABEL_NAMESPACE) or ""
-    if not namespace:
+    if alpha.dynamo_namespace is not None:
+        namespace = alpha.dynamo_namespace  # even "", which then sets nothing
+    elif object_labels.get(consts.LABEL_NAMESPACE):
+        namespace = object_labels[consts.LABEL_NAMESPACE]
+    else:
         parent = _parent_dgd_name(metadata) or object_labels.get(consts.LABEL_GRAPH_DEPLOYMENT_NAME) or ""
         parent = parent or metadata.get("name") or ""
         if spec.get("globalDynamoNamespace"):

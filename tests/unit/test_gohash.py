@@ -1098,3 +1098,19 @@ def test_hashing_never_modifies_its_input() -> None:
 
 def test_go_json_without_floats_takes_the_same_escaping() -> None:
     assert go_json({"x": "a<b", "y": [1, None, True], "z": {}}) == '{"x":"a\\u003cb","y":[1,null,true],"z":{}}'
+
+
+def test_kube_labels_dynamo_namespace_fallbacks() -> None:
+    # GetDCDDynamoNamespace: preserved alpha value, else the label, else <ns>-<parent DGD>
+    # (parent from the DGD ownerReference, else the graph label, else the DCD's own name)
+    bare = {"metadata": {"name": "a.b", "namespace": "ns"}, "spec": {"name": "c", "type": "worker"}}
+    assert dcd_kube_labels(bare)["nvidia.com/dynamo-namespace"] == "ns-a-b"
+    owned = copy.deepcopy(bare)
+    owned["metadata"]["ownerReferences"] = [{"kind": "DynamoGraphDeployment", "name": "g.1"}]
+    assert dcd_kube_labels(owned)["nvidia.com/dynamo-namespace"] == "ns-g-1"
+    assert dcd_kube_labels(owned, AlphaCompat(dynamo_namespace="legacy"))["nvidia.com/dynamo-namespace"] == "legacy"
+    # a preserved empty value wins and sets no label at all
+    assert "nvidia.com/dynamo-namespace" not in dcd_kube_labels(owned, AlphaCompat(dynamo_namespace=""))
+    glob = copy.deepcopy(bare)
+    glob["spec"]["globalDynamoNamespace"] = True
+    assert dcd_kube_labels(glob)["nvidia.com/dynamo-namespace"] == "dynamo"
