@@ -146,8 +146,9 @@ class TRTLLMBackend:
                 gpus = ctx.gpu_count()
             except RenderError as err:
                 raise RenderError(f"failed to resolve container GPUs: {err.message}", err.field) from None
+            launch = leader_launch(container, ctx.number_of_nodes, ctx.service_name, ctx.deployer, gpus)
             container["command"] = ["/bin/sh", "-c"]
-            container["args"] = [leader_launch(container, ctx.number_of_nodes, ctx.service_name, ctx.deployer, gpus)]
+            container["args"] = [launch]
         elif ctx.role == consts.ROLE_WORKER:
             container["command"] = ["/bin/sh", "-c"]
             container["args"] = [worker_launch()]

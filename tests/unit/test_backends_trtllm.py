@@ -168,6 +168,15 @@ def test_update_container_multinode(name: str, nodes: int, role: str, deployer: 
     assert container == {"args": ["python3", "--model", "test"], **PROBES}, "the input container must not be edited"
 
 
+def test_update_container_leader_relaunches_the_original_python_command() -> None:
+    """The launch line is built from the command as the user gave it, before it becomes /bin/sh -c."""
+    container = {"command": ["python3", "-m", "dynamo.trtllm"], "args": ["--model-path", "/m"]}
+    out = BACKEND.update_container(container, context(nodes=2, role=LEADER, gpus=4))
+    assert out["command"] == ["/bin/sh", "-c"]
+    assert out["args"][0].endswith("bash -c 'trtllm-llmapi-launch python3 -m dynamo.trtllm --model-path /m'")
+    assert " -n 8 " in out["args"][0]
+
+
 def test_update_container_main_role_multinode_keeps_command_and_probes() -> None:
     """Role main with nodeCount > 1 (a Deployment without the LWS gate): mount and env only."""
     container = {"command": ["python3"], "args": ["-m", "dynamo.trtllm"], "volumeMounts": [{"name": "m", "mountPath": "/m"}], **PROBES}
