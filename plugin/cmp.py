@@ -585,7 +585,7 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
             continue
         problem = _not_deployable(doc.obj)
         if problem is not None:
-            if isinstance(doc.obj, dict):
+            if isinstance(doc.obj, dict) and doc.obj.get("kind"):
                 problem = replace(problem, resource=ResourceRef.of(doc.obj))
             results.append(problem.with_source(doc.file, doc.index))
         else:
@@ -643,8 +643,7 @@ def _fail(results: Sequence[Result], env: Mapping[str, str], stderr: TextIO) -> 
     count = f"{len(errors)} error" + ("s" if len(errors) != 1 else "")
     stderr.write(f"dynamo-render: {count}{where}, nothing rendered\n")
     lines = [r.line() for r in errors + warnings]
-    for line in lines[:MAX_REPORT_LINES]:
-        stderr.write(line + "\n")
+    stderr.writelines(line + "\n" for line in lines[:MAX_REPORT_LINES])
     if len(lines) > MAX_REPORT_LINES:
         stderr.write(f"... and {len(lines) - MAX_REPORT_LINES} more\n")
     stderr.flush()

@@ -93,7 +93,7 @@ def test_plugin_environ_matches_argo_cd_vectors() -> None:
 
 def argo_split(stdout: str) -> list[dict[str, Any]]:
     """What the cmp-server and repo-server make of our stdout (kube.SplitYAML, List flattening)."""
-    text = stdout[:-1] if stdout.endswith("\n") else stdout
+    text = stdout.removesuffix("\n")
     if text.lstrip().startswith("{"):
         decoder, docs, pos = json.JSONDecoder(), [], 0
         while pos < len(text):
@@ -200,6 +200,7 @@ class Sidecar:
         started = time.monotonic()
         proc = subprocess.run(
             generate_command(),
+            check=False,
             cwd=self.repo / app_path,
             env=env,
             stdin=subprocess.DEVNULL,

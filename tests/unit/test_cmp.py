@@ -331,7 +331,7 @@ def test_operator_config_forms_one_per_origin(repo: Path) -> None:
     # Different origins: the higher one wins (a parameter beats the sidecar's default).
     env = app_env(DYNAMO_RENDER_OPERATOR_CONFIG="discovery: {backend: consul}",
                   ARGOCD_APP_PARAMETERS='[{"name":"operator-config-path","string":"../../op.yaml"}]')
-    code, objects, err = run(repo / "apps" / "web", env)
+    code, _, err = run(repo / "apps" / "web", env)
     assert code == 0, err
 
 
@@ -411,7 +411,7 @@ def build_overlay(tmp_path: Path) -> list[dict[str, Any]]:
     remote = "https://raw.githubusercontent.com/argoproj/argo-cd/v3.5.1/manifests/install.yaml"
     assert remote in text, "the overlay must pin the stock install it patches"
     kustomization.write_text(text.replace(remote, "../../base"))
-    proc = subprocess.run(["kubectl", "kustomize", str(kustomization.parent)], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(["kubectl", "kustomize", str(kustomization.parent)], check=False, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return [d for d in yaml.safe_load_all(proc.stdout) if d]
 

