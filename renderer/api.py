@@ -31,6 +31,7 @@ from renderer.results import (
     Severity,
     describe_kind,
     field_path,
+    go_quote,
     unsupported,
 )
 
@@ -626,6 +627,11 @@ def validate_shared_spec(
         elif not any(c.get("name") == spec.frontend_sidecar for c in containers):
             error(f'Invalid value: "{spec.frontend_sidecar}": must match a podTemplate.spec.containers name', "frontendSidecar")
     if experimental is not None:
+        main_resources = next(
+            (c.get("resources") or {} for c in containers if c.get("name") == consts.MAIN_CONTAINER_NAME), {}
+        )
+        for message, path in _experimental_rules(experimental, spec.type or "", main_resources, containers):
+            error(message, path)
         if experimental.grove is not None and experimental.grove.force_scaling_group:
             error(
                 "Forbidden: is currently supported only for Grove-backed DynamoGraphDeployment components",
@@ -636,6 +642,8 @@ def validate_shared_spec(
                 out.append(unsupported(f"{prefix}.experimental.checkpoint", "checkpoint-aware pod shaping").to_result())
             else:
                 error("Forbidden: checkpoint functionality is disabled in the operator configuration", "experimental.checkpoint")
+        for message, path in _checkpoint_rules(experimental):
+            error(message, path)
 
     # Runtime version on CREATE: the main container image is required; a DGD also needs a
     # parseable image version or runtimeVersionOverride.
@@ -653,6 +661,116 @@ def validate_shared_spec(
         out.extend(_elastic_ep_requires_command(containers[main_index], main_index, prefix, ctx.backend_framework))
 
     out.extend(_not_supported_yet(spec, pod_template, prefix, ctx.backend_framework))
+    return out
+
+
+def _main_gpu_count(resources: dict[str, Any]) -> tuple[int, str]:
+    """Scalar GPUs of the main container (limits first, then requests) and the error, if any.
+
+    Mirrors: internal/dra/dra.go ExtractGPUCountFromResourceRequirements (the webhook's use of it).
+    """
+    for section in ("limits", "requests"):
+        values = resources.get(section) or {}
+        names = sorted(n for n in values if _is_gpu_resource_name(n))
+        if not names:
+            continue
+        try:
+            quantity = unmarshal_quantity(values[names[0]])
+        except ValueError as exc:
+            return 0, str(exc)
+        whole = quantity.whole()
+        if whole is None:
+            return 0, f"GPU resource {go_quote(names[0])} quantity {go_quote(quantity.string())} must be a whole number"
+        return whole, ""
+    return 0, ""
+
+
+def _is_gpu_resource_name(name: str) -> bool:
+    """Mirrors: internal/dra/dra.go isGPUResourceName."""
+    lowered = name.lower()
+    return (
+        lowered in ("nvidia.com/gpu", "gpu")
+        or lowered.endswith("/gpu")
+        or "/mig-" in lowered
+        or lowered.startswith("gpu.")
+    )
+
+
+def _experimental_rules(
+    experimental: ExperimentalSpec, component_type: str, main_resources: dict[str, Any], containers: list[dict[str, Any]]
+) -> list[tuple[str, str]]:
+    """Webhook rules for GPU Memory Service and failover, as (message, path under the component).
+
+    Mirrors: internal/webhook/validation/shared_v1beta1.go validateGPUMemoryServiceSpec and
+    validateFailoverSpec.
+    """
+    out: list[tuple[str, str]] = []
+    gms = experimental.gpu_memory_service
+    gpus, gpu_error = _main_gpu_count(main_resources)
+    if gms is not None:
+        path = "experimental.gpuMemoryService"
+        if component_type not in consts.WORKER_COMPONENT_TYPES:
+            out.append(("Forbidden: GPU memory service is only supported for worker, prefill, or decode components", path))
+        if gpu_error or gpus < 1:
+            out.append((
+                "Forbidden: GPU memory service requires podTemplate.spec.containers[main].resources.limits.nvidia.com/gpu >= 1",
+                path,
+            ))
+        if gms.mode == "IntraPod":
+            names = {c.get("name") for c in containers}
+            seen: set[str] = set()
+            for i, name in enumerate(gms.extra_client_containers or []):
+                if name in seen:
+                    out.append((f'Duplicate value: "{name}"', f"{path}.extraClientContainers[{i}]"))
+                    continue
+                seen.add(name)
+                if name not in names:
+                    out.append((
+                        f'Invalid value: "{name}": does not name a container in podTemplate.spec.containers',
+                        f"{path}.extraClientContainers[{i}]",
+                    ))
+    failover = experimental.failover
+    if failover is not None:
+        path = "experimental.failover"
+        if gms is None:
+            out.append((f'Forbidden: gpuMemoryService is required when failover mode is "{failover.mode}"', path))
+        elif gms.mode != failover.mode:
+            out.append((f'Invalid value: "{failover.mode}": must match gpuMemoryService.mode "{gms.mode}"', f"{path}.mode"))
+        if failover.mode == "InterPod":
+            if gpu_error:
+                out.append((f"Forbidden: failed to read main-container GPU limit: {gpu_error}", path))
+            elif gpus < 1:
+                out.append((
+                    "Forbidden: GMS failover requires at least 1 GPU in podTemplate.spec.containers[main].resources.limits.nvidia.com/gpu",
+                    path,
+                ))
+            if component_type in (consts.COMPONENT_TYPE_EPP, consts.COMPONENT_TYPE_FRONTEND, consts.COMPONENT_TYPE_PLANNER):
+                out.append((f'Forbidden: GMS failover is not supported for component type "{component_type}"', path))
+    return out
+
+
+def _checkpoint_rules(experimental: ExperimentalSpec) -> list[tuple[str, str]]:
+    """Webhook rules tying checkpoints to GPU Memory Service and failover.
+
+    Mirrors: internal/webhook/validation/shared_v1beta1.go validateComponentCheckpointJobConfig and
+    internal/checkpoint/compatibility.go ValidateCheckpointCompatibility.
+    """
+    out: list[tuple[str, str]] = []
+    checkpoint = experimental.checkpoint
+    if checkpoint is None:
+        return out
+    gms = experimental.gpu_memory_service
+    if checkpoint.job is not None and checkpoint.job.gms_client_containers:
+        path = "experimental.checkpoint.job.gmsClientContainers"
+        if gms is None:
+            out.append(("Forbidden: requires gpuMemoryService to be set", path))
+        elif gms.mode == "InterPod":
+            out.append(("Forbidden: is only supported with gpuMemoryService.mode=IntraPod", path))
+    if checkpoint.enabled:
+        if gms is not None and gms.mode == "InterPod":
+            out.append(("Forbidden: Snapshot with gpuMemoryService.mode=InterPod is unsupported", "experimental.checkpoint"))
+        if experimental.failover is not None:
+            out.append(("Forbidden: Snapshot with active/passive failover is temporarily unsupported", "experimental.checkpoint"))
     return out
 
 

@@ -97,3 +97,106 @@ def test_parse_dcd_applies_defaults_before_decoding() -> None:
     assert parsed is not None, [r.line() for r in results]
     assert parsed.pod_spec["containers"][0]["ports"] == [{"containerPort": 8081, "protocol": "TCP"}]
     assert "protocol" not in doc["spec"]["podTemplate"]["spec"]["containers"][0]["ports"][0]
+
+
+def _errors(doc: dict[str, Any]) -> list[str]:
+    _, results = parse_dcd(doc, "default")
+    return [f"{r.field}: {r.message}" for r in results if r.is_error]
+
+
+GMS = "spec.experimental.gpuMemoryService"
+FAILOVER = "spec.experimental.failover"
+ONE_GPU = {"containers": [{"name": "main", "image": "img:1", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}
+HALF_GPU = {"containers": [{"name": "main", "image": "img:1", "resources": {"requests": {"gpu.example.com": "500m"}}}]}
+UNSUPPORTED_GMS = f"{GMS}: not supported yet: {GMS} (GPU Memory Service pod shaping)"
+UNSUPPORTED_FAILOVER = f"{FAILOVER}: not supported yet: {FAILOVER} (engine failover pod shaping)"
+
+EXPERIMENTAL_CASES = [
+    ("gms-valid-worker", "worker", ONE_GPU, {"gpuMemoryService": {}}, [UNSUPPORTED_GMS]),
+    (
+        "gms-frontend-without-gpu",
+        "frontend",
+        None,
+        {"gpuMemoryService": {}},
+        [
+            f"{GMS}: Forbidden: GPU memory service is only supported for worker, prefill, or decode components",
+            f"{GMS}: Forbidden: GPU memory service requires podTemplate.spec.containers[main].resources.limits.nvidia.com/gpu >= 1",
+            UNSUPPORTED_GMS,
+        ],
+    ),
+    (
+        "gms-fractional-gpu-request",
+        "decode",
+        HALF_GPU,
+        {"gpuMemoryService": {}},
+        [f"{GMS}: Forbidden: GPU memory service requires podTemplate.spec.containers[main].resources.limits.nvidia.com/gpu >= 1", UNSUPPORTED_GMS],
+    ),
+    (
+        "gms-extra-clients",
+        "worker",
+        {**ONE_GPU, "containers": [*ONE_GPU["containers"], {"name": "loader", "image": "l:1"}]},
+        {"gpuMemoryService": {"extraClientContainers": ["loader", "loader", "ghost"]}},
+        [
+            f'{GMS}.extraClientContainers[1]: Duplicate value: "loader"',
+            f'{GMS}.extraClientContainers[2]: Invalid value: "ghost": does not name a container in podTemplate.spec.containers',
+            UNSUPPORTED_GMS,
+        ],
+    ),
+    (
+        "failover-mode-mismatch",
+        "worker",
+        ONE_GPU,
+        {"gpuMemoryService": {"mode": "IntraPod"}, "failover": {"mode": "InterPod"}},
+        [f'{FAILOVER}.mode: Invalid value: "InterPod": must match gpuMemoryService.mode "IntraPod"', UNSUPPORTED_GMS, UNSUPPORTED_FAILOVER],
+    ),
+    (
+        "inter-pod-failover-fractional-gpu-on-planner",
+        "planner",
+        HALF_GPU,
+        {"gpuMemoryService": {"mode": "InterPod"}, "failover": {"mode": "InterPod"}},
+        [
+            f"{GMS}: Forbidden: GPU memory service is only supported for worker, prefill, or decode components",
+            f"{GMS}: Forbidden: GPU memory service requires podTemplate.spec.containers[main].resources.limits.nvidia.com/gpu >= 1",
+            f'{FAILOVER}: Forbidden: failed to read main-container GPU limit: GPU resource "gpu.example.com" quantity "500m" must be a whole number',
+            f'{FAILOVER}: Forbidden: GMS failover is not supported for component type "planner"',
+            UNSUPPORTED_GMS,
+            UNSUPPORTED_FAILOVER,
+        ],
+    ),
+    (
+        "checkpoint-job-clients-without-gms",
+        "worker",
+        None,
+        {"checkpoint": {"enabled": False, "job": {"gmsClientContainers": ["saver"]}}},
+        ["spec.experimental.checkpoint.job.gmsClientContainers: Forbidden: requires gpuMemoryService to be set"],
+    ),
+    (
+        "checkpoint-job-clients-inter-pod",
+        "worker",
+        ONE_GPU,
+        {"gpuMemoryService": {"mode": "InterPod"}, "checkpoint": {"enabled": False, "job": {"gmsClientContainers": ["saver"]}}},
+        ["spec.experimental.checkpoint.job.gmsClientContainers: Forbidden: is only supported with gpuMemoryService.mode=IntraPod", UNSUPPORTED_GMS],
+    ),
+    (
+        "checkpoint-with-inter-pod-gms-and-failover",
+        "worker",
+        ONE_GPU,
+        {"gpuMemoryService": {"mode": "InterPod"}, "failover": {"mode": "InterPod"}, "checkpoint": {"enabled": True}},
+        [
+            "spec.experimental.checkpoint: Forbidden: checkpoint functionality is disabled in the operator configuration",
+            "spec.experimental.checkpoint: Forbidden: Snapshot with gpuMemoryService.mode=InterPod is unsupported",
+            "spec.experimental.checkpoint: Forbidden: Snapshot with active/passive failover is temporarily unsupported",
+            UNSUPPORTED_GMS,
+            UNSUPPORTED_FAILOVER,
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("type_", "pod_spec", "experimental", "want"),
+    [c[1:] for c in EXPERIMENTAL_CASES],
+    ids=[c[0] for c in EXPERIMENTAL_CASES],
+)
+def test_experimental_webhook_rules(type_: str, pod_spec: dict[str, Any] | None, experimental: dict[str, Any], want: list[str]) -> None:
+    assert _errors(dcd(type_, pod_spec, experimental=experimental)) == want
