@@ -185,6 +185,37 @@ def test_kpt_fn_eval_renders_the_upstream_golden_dcd_in_place(env: dict[str, str
     assert [o for o in objects if o["kind"] != "ConfigMap"] == [cli[0], cli[1]]
 
 
+def test_kpt_fn_eval_renders_a_multinode_dcd_as_a_leader_worker_set(env: dict[str, str], tmp_path: Path) -> None:
+    """The operator's dcd/lws golden: facts its expected LeaderWorkerSet pins down."""
+    upstream = ROOT / "tests" / "data" / "upstream" / "dcd" / "lws"
+    pkg = _package(tmp_path, "pkg", {"lws.yaml": (upstream / "input.yaml").read_text()})
+    done = _run(["kpt", "fn", "eval", str(pkg), "--exec", "dynamo-render-krm", "--", f"namespace={GOLDEN_NAMESPACE}"], env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    objects = _docs((pkg / "lws.yaml").read_text())
+    lws = next(o for o in objects if o["kind"] == "LeaderWorkerSet")
+    [want] = [d for d in yaml.safe_load_all((upstream / "output.yaml").read_text()) if d is not None]
+    assert lws["metadata"]["name"] == want["metadata"]["name"] == "lws-manifest-0"
+    for key in ("replicas", "startupPolicy"):
+        assert lws["spec"][key] == want["spec"][key], key
+    template, want_template = lws["spec"]["leaderWorkerTemplate"], want["spec"]["leaderWorkerTemplate"]
+    assert template["size"] == want_template["size"]
+    for role in ("leaderTemplate", "workerTemplate"):
+        assert template[role]["metadata"]["labels"] == want_template[role]["metadata"]["labels"], role
+    _assert_schema_valid(objects)
+    cli = _cli_render(upstream / "input.yaml", env, "--namespace", GOLDEN_NAMESPACE)
+    assert [_strip_file_annotations(o) for o in objects] == cli
+
+
+def test_kpt_fn_eval_example(env: dict[str, str], tmp_path: Path) -> None:
+    """The README's command on the shipped example package."""
+    pkg = tmp_path / "kpt-eval"
+    shutil.copytree(EXAMPLES / "kpt-eval", pkg)
+    done = _run(["kpt", "fn", "eval", str(pkg), "--exec", "dynamo-render-krm", "--", "namespace=llm"], env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    objects = _docs((pkg / "dcds.yaml").read_text())
+    assert _by_id(objects) == _by_id(_cli_render(EXAMPLES / "kpt-eval" / "dcds.yaml", env))
+
+
 def test_kpt_fn_eval_without_dynamo_resources_changes_nothing(env: dict[str, str], tmp_path: Path) -> None:
     pkg = _package(tmp_path, "pkg", {"settings.yaml": PASSTHROUGH, "more/other.yaml": PASSTHROUGH.replace("model-settings", "other")})
     before = _snapshot(pkg)
@@ -396,6 +427,28 @@ def test_kubectl_kustomize_container_function_example(env: dict[str, str], tmp_p
     assert ["--user", "nobody"] == argv[argv.index("--user") : argv.index("--user") + 2]
     cli = _cli_render(EXAMPLES / "kustomize-container" / "dcds.yaml", env)
     assert _by_id(_docs(done.stdout)) == _by_id(cli)
+
+
+def test_kpt_container_function(env: dict[str, str], tmp_path: Path) -> None:
+    """``kpt fn eval --image``, with a docker stand-in that runs the image's entrypoint."""
+    fakebin = tmp_path / "bin"
+    fakebin.mkdir()
+    argv_log = tmp_path / "docker-argv"
+    docker = fakebin / "docker"
+    # kpt asks for the client version first, then runs the image.
+    docker.write_text(
+        f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{argv_log}"\n'
+        'case "$1" in version) echo 24.0.0 ;; run) exec dynamo-render-krm ;; *) exit 1 ;; esac\n'
+    )
+    docker.chmod(0o755)
+    pkg = _package(tmp_path, "pkg", {"app.yaml": (GOLDEN / "input.yaml").read_text()})
+    run_env = {**env, "PATH": f"{fakebin}{os.pathsep}{env['PATH']}"}
+    image = "registry.example/dynamo-render:0.1.0"
+    done = _run(["kpt", "fn", "eval", str(pkg), "--image", image, "--", f"namespace={GOLDEN_NAMESPACE}"], run_env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [run_line] = [line for line in argv_log.read_text().splitlines() if line.startswith("run ")]
+    assert run_line.endswith(f" {image}") and "--network none" in run_line and "--user nobody" in run_line
+    _assert_golden_deployment(_docs((pkg / "app.yaml").read_text()))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import yaml
 
 from plugin import krm
 from plugin.settings import resolve_settings
+from plugin.yamlio import Dumper
 from renderer.render import Item, render_items
 
 # ---------------------------------------------------------------------------------------------
@@ -55,11 +56,16 @@ def kpt_annotations(path: str, index: int, seq_id: int, seqindent: str = "compac
     }
 
 
+def _dump(value: Any) -> str:
+    """YAML as kpt and kustomize write it: strings that read as other types are quoted."""
+    return yaml.dump(value, Dumper=Dumper, sort_keys=False, default_flow_style=False)
+
+
 def resource_list(items: list[Any], function_config: Any = None) -> str:
     doc: dict[str, Any] = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items}
     if function_config is not None:
         doc["functionConfig"] = function_config
-    return yaml.safe_dump(doc, sort_keys=False)
+    return _dump(doc)
 
 
 def function_input(**data: str) -> dict[str, Any]:
@@ -127,11 +133,11 @@ CONFIGMAP = """\
 
 def _kpt_list(dcd_item: dict[str, Any], extra: str = CONFIGMAP, function_config: Any = None) -> str:
     head = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList"}
-    text = yaml.safe_dump(head, sort_keys=False) + "items:\n"
-    text += yaml.safe_dump([dcd_item], sort_keys=False)
+    text = _dump(head) + "items:\n"
+    text += _dump([dcd_item])
     text += extra
     if function_config is not None:
-        text += yaml.safe_dump({"functionConfig": function_config}, sort_keys=False)
+        text += _dump({"functionConfig": function_config})
     return text
 
 
@@ -252,7 +258,7 @@ def test_invalid_utf8_is_an_error_not_a_crash() -> None:
 def test_invalid_dcd_returns_the_items_unchanged_with_results_and_stderr() -> None:
     bad = dcd("broken", annotations=kpt_annotations("deploy/app.yaml", 0, 1), replicas=-1)
     good = dcd("fine", annotations=kpt_annotations("deploy/other.yaml", 0, 3))
-    text = _kpt_list(bad, extra=yaml.safe_dump([good], sort_keys=False) + CONFIGMAP)
+    text = _kpt_list(bad, extra=_dump([good]) + CONFIGMAP)
     code, out, err, parsed = run_krm(text)
     assert code == 1
     assert _raw_items(out) == _raw_items(text), "on error every item must come back unchanged"
