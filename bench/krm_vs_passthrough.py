@@ -127,8 +127,8 @@ def main(argv: list[str]) -> int:
 
     print(f"{options.dcds} DCDs, {len(resource_list) / 1e6:.1f} MB ResourceList in; {options.repeat} runs each, interleaved")
     print(f"{'':44} {'min s':>7} {'median s':>9} {'output MB':>10}")
-    for label, seconds in runs.items():
-        print(f"{label:44} {min(seconds):7.2f} {statistics.median(seconds):9.2f} {sizes[label] / 1e6:10.1f}")
+    for label, times in runs.items():
+        print(f"{label:44} {min(times):7.2f} {statistics.median(times):9.2f} {sizes[label] / 1e6:10.1f}")
     base = statistics.median(runs["kpt fn eval --exec cat (pass-through)"])
     ours = statistics.median(runs["kpt fn eval --exec dynamo-render-krm"])
     print(f"dynamo-render adds {ours - base:.2f} s ({ours / base:.1f}x the pass-through run)")

@@ -226,7 +226,8 @@ def _mapping_get(node: yaml.Node, key: str) -> yaml.Node | None:
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:
             if isinstance(key_node, yaml.ScalarNode) and key_node.value == key:
-                return value_node
+                found: yaml.Node = value_node
+                return found
     return None
 
 
@@ -575,7 +576,8 @@ def _identity(obj: Any, default_namespace: str) -> tuple[str, str, str, str]:
         return ("", "", "", str(id(obj)))
     api_version = obj.get("apiVersion")
     group = api_version.rpartition("/")[0] if isinstance(api_version, str) else ""
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    metadata = obj.get("metadata")
+    meta: dict[str, Any] = metadata if isinstance(metadata, dict) else {}
     kind = obj.get("kind")
     return (
         group,
@@ -600,7 +602,7 @@ def _unique(results: Iterable[Result]) -> list[Result]:
 # Writing
 
 
-class _Dumper(Dumper):  # type: ignore[misc,valid-type]
+class _Dumper(Dumper):
     """The project's YAML writer, remembering how each scalar value resolves.
 
     The serializer asks twice per scalar; documents repeat the same keys and values thousands

@@ -86,7 +86,7 @@ def kinds(parsed: dict[str, Any]) -> list[str]:
     return [f"{i['kind']}/{i['metadata']['name']}" for i in parsed["items"]]
 
 
-def annotations(obj: dict[str, Any]) -> dict[str, Any]:
+def annos(obj: dict[str, Any]) -> dict[str, Any]:
     return (obj.get("metadata") or {}).get("annotations") or {}
 
 
@@ -143,7 +143,8 @@ def _kpt_list(dcd_item: dict[str, Any], extra: str = CONFIGMAP, function_config:
 
 def _raw_items(text: str) -> list[Any]:
     """Items read without any type resolution: every scalar as the string it was written as."""
-    return yaml.load(text, Loader=yaml.BaseLoader)["items"]
+    items: list[Any] = yaml.load(text, Loader=yaml.BaseLoader)["items"]
+    return items
 
 
 # ---------------------------------------------------------------------------------------------
@@ -311,16 +312,16 @@ def test_rendered_objects_are_filed_beside_their_source_with_unique_indexes() ->
     deployment, service, configmap = parsed["items"]
     # The first object takes the source's slot; the next goes past the last index in the file
     # (the ConfigMap keeps index 1: functions must not renumber other items).
-    assert annotations(deployment) == {
+    assert annos(deployment) == {
         "config.kubernetes.io/path": "deploy/app.yaml",
         "internal.config.kubernetes.io/path": "deploy/app.yaml",
         "config.kubernetes.io/index": "0",
         "internal.config.kubernetes.io/index": "0",
         "internal.config.kubernetes.io/seqindent": "wide",
     }
-    assert annotations(service)["config.kubernetes.io/index"] == "2"
-    assert annotations(service)["internal.config.kubernetes.io/index"] == "2"
-    assert annotations(configmap)["config.kubernetes.io/index"] == "1"
+    assert annos(service)["config.kubernetes.io/index"] == "2"
+    assert annos(service)["internal.config.kubernetes.io/index"] == "2"
+    assert annos(configmap)["config.kubernetes.io/index"] == "1"
 
 
 def test_rendered_objects_carry_no_orchestrator_ids_or_source_bookkeeping() -> None:
@@ -336,7 +337,7 @@ def test_rendered_objects_carry_no_orchestrator_ids_or_source_bookkeeping() -> N
     code, out, err, parsed = run_krm(resource_list([source]))
     assert code == 0, err
     for obj in parsed["items"]:
-        keys = set(annotations(obj))
+        keys = set(annos(obj))
         assert not {k for k in keys if k.endswith("/id") or "previous" in k or "migration" in k or "local-config" in k}
     # Nothing of the orchestrator's reaches the pod template either.
     assert "internal.config.kubernetes.io/id" not in out.split("items:", 1)[1].split("results:", 1)[0]
@@ -355,7 +356,7 @@ def test_kustomize_items_without_a_path_get_no_file_annotations() -> None:
     )
     code, _, err, parsed = run_krm(resource_list([source]))
     assert code == 0, err
-    assert [annotations(o) for o in parsed["items"]] == [{}, {}]
+    assert [annos(o) for o in parsed["items"]] == [{}, {}]
 
 
 def test_every_rendered_object_has_a_distinct_path_and_index() -> None:
@@ -365,7 +366,7 @@ def test_every_rendered_object_has_a_distinct_path_and_index() -> None:
     ]
     code, _, err, parsed = run_krm(resource_list(items))
     assert code == 0, err
-    slots = [(annotations(o)["internal.config.kubernetes.io/path"], annotations(o)["internal.config.kubernetes.io/index"]) for o in parsed["items"]]
+    slots = [(annos(o)["internal.config.kubernetes.io/path"], annos(o)["internal.config.kubernetes.io/index"]) for o in parsed["items"]]
     assert len(slots) == len(set(slots)), slots
     # The model's headless Service is shared by both DCDs and rendered once.
     names = kinds(parsed)
@@ -378,8 +379,8 @@ def test_keep_sources_keeps_the_dcd_and_files_rendered_objects_after_it() -> Non
     code, out, err, parsed = run_krm(resource_list([source], function_input(keepSources="true")))
     assert code == 0, err
     assert kinds(parsed) == ["Deployment/decode", "Service/decode", "DynamoComponentDeployment/decode"]
-    assert annotations(parsed["items"][2]) == source["metadata"]["annotations"]
-    assert [annotations(o)["config.kubernetes.io/index"] for o in parsed["items"][:2]] == ["1", "2"]
+    assert annos(parsed["items"][2]) == source["metadata"]["annotations"]
+    assert [annos(o)["config.kubernetes.io/index"] for o in parsed["items"][:2]] == ["1", "2"]
 
 
 def test_re_rendering_beside_a_kept_source_replaces_the_previous_output() -> None:
@@ -391,7 +392,7 @@ def test_re_rendering_beside_a_kept_source_replaces_the_previous_output() -> Non
     code, _, err, second = run_krm(resource_list([source, *previous], function_input(keepSources="true")))
     assert code == 0, err
     assert kinds(second) == ["DynamoComponentDeployment/decode", "Deployment/decode", "Service/decode"]
-    assert [annotations(o)["config.kubernetes.io/index"] for o in second["items"]] == ["0", "1", "2"]
+    assert [annos(o)["config.kubernetes.io/index"] for o in second["items"]] == ["0", "1", "2"]
     replaced = [r["message"] for r in second["results"] if r["message"].startswith("replaced")]
     assert replaced == [
         "replaced Deployment/decode from app.yaml:1 with the rendered object",
