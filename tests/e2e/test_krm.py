@@ -206,6 +206,19 @@ def test_kpt_fn_eval_renders_a_multinode_dcd_as_a_leader_worker_set(env: dict[st
     assert [_strip_file_annotations(o) for o in objects] == cli
 
 
+def test_kpt_fn_eval_renders_a_graph_deployment_like_the_cli(env: dict[str, str], tmp_path: Path) -> None:
+    """A DynamoGraphDeployment (the operator's dgd/components golden input) goes the same way."""
+    source = ROOT / "tests" / "data" / "upstream" / "dgd" / "components" / "input.yaml"
+    pkg = _package(tmp_path, "pkg", {"graph.yaml": source.read_text()})
+    done = _run(["kpt", "fn", "eval", str(pkg), "--exec", "dynamo-render-krm", "--", f"namespace={GOLDEN_NAMESPACE}"], env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    objects = [_strip_file_annotations(o) for o in _docs((pkg / "graph.yaml").read_text())]
+    assert "DynamoGraphDeployment" not in {o["kind"] for o in objects}
+    cli = _cli_render(source, env, "--namespace", GOLDEN_NAMESPACE)
+    assert _by_id(objects) == _by_id(cli)
+    assert len(objects) == len(cli)
+
+
 def test_kpt_fn_eval_example(env: dict[str, str], tmp_path: Path) -> None:
     """The README's command on the shipped example package."""
     pkg = tmp_path / "kpt-eval"

@@ -611,3 +611,15 @@ def test_help_and_terminal_stdin() -> None:
     stdout, stderr = io.StringIO(), io.StringIO()
     assert krm.run([], lambda: pytest.fail("stdin must not be read from a terminal"), stdout, stderr, env={}, stdin_is_tty=True) == 1
     assert "usage:" in stderr.getvalue() and stdout.getvalue() == ""
+
+
+def test_console_script_turns_a_bug_into_exit_2_with_a_traceback(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    def broken(argv: list[str]) -> int:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(krm, "main", broken)
+    with pytest.raises(SystemExit) as exited:
+        krm.console_main()
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "RuntimeError: boom" in err and "internal error" in err
