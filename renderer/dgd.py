@@ -32,6 +32,7 @@ from renderer.api import (
     _ignored_fields,
     _message,
     _Strict,
+    apply_pod_template_defaults,
     parse_metadata,
     validate_shared_spec,
 )
@@ -235,7 +236,8 @@ def parse_dgd(obj: dict[str, Any], default_namespace: str, config: RenderConfig)
             component = component.model_copy(update={"replicas": 1})
         pod_template: dict[str, Any] | None = None
         if component.pod_template is not None:
-            normalized, problems = gotypes.normalize("PodTemplateSpec", component.pod_template, f"{path}.podTemplate")
+            defaulted = apply_pod_template_defaults(component.pod_template)
+            normalized, problems = gotypes.normalize("PodTemplateSpec", defaulted, f"{path}.podTemplate")
             results.extend(p.with_resource(ref) for p in problems)
             if isinstance(normalized, dict):
                 pod_template = _drop_nulls(normalized)
@@ -609,6 +611,9 @@ def _component_spec_dict(component: Component) -> dict[str, Any]:
     spec["replicas"] = component.spec.replicas
     if component.spec.multinode is not None:
         spec["multinode"] = {**(spec.get("multinode") or {}), "nodeCount": component.spec.multinode.node_count}
+    # CRD structural defaults of the experimental block (the API server stores them).
+    if component.spec.experimental is not None:
+        spec["experimental"] = component.spec.experimental.model_dump(by_alias=True, exclude_none=True)
     if component.pod_template is not None:
         spec["podTemplate"] = copy.deepcopy(component.pod_template)
     else:

@@ -22,6 +22,14 @@ _UINT64 = 2**64 - 1
 Version = tuple[int, int, int]
 
 
+_GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+
+
+def go_trim_space(text: str) -> str:
+    """Go strings.TrimSpace: Unicode White_Space only (Python's strip also drops \\x1c-\\x1f)."""
+    return text.strip(_GO_SPACE)
+
+
 def _version(match: re.Match[str] | None) -> Version | None:
     if match is None:
         return None
@@ -34,7 +42,7 @@ def parse(value: str) -> Version | None:
 
     Mirrors: runtimeversion.go Parse.
     """
-    return _version(_STRICT.match(value))
+    return _version(_STRICT.fullmatch(value))
 
 
 def image_tag(image: str) -> str:
@@ -42,7 +50,7 @@ def image_tag(image: str) -> str:
 
     Mirrors: runtimeversion.go imageTag.
     """
-    reference = image.strip().split("@", 1)[0]
+    reference = go_trim_space(image).split("@", 1)[0]
     slash = reference.rfind("/")
     colon = reference.rfind(":")
     if colon <= slash:
@@ -55,10 +63,10 @@ def parse_image_version(image: str) -> Version | None:
 
     Mirrors: runtimeversion.go ParseImageVersion.
     """
-    tag = image_tag(image).strip()
+    tag = image_tag(image)
     if not tag:
         return None
-    return _version(_TAG.match(tag))
+    return _version(_TAG.fullmatch(go_trim_space(tag)))
 
 
 def resolve(image: str, override: str) -> Version | None:
