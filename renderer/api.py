@@ -13,14 +13,13 @@ internal/webhook/validation/{dynamocomponentdeployment.go,shared_v1beta1.go,shar
 
 from __future__ import annotations
 
-import copy
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from renderer import consts, gotypes
+from renderer import consts, gotypes, podtemplate_schema
 from renderer.backends.flags import is_elastic_ep_ray_launch
 from renderer.quantity import unmarshal_quantity
 from renderer.runtimeversion import parse_image_version
@@ -280,7 +279,10 @@ def parse_dcd(
 
     pod_template: dict[str, Any] | None = None
     if spec.pod_template is not None:
-        defaulted = apply_pod_template_defaults(spec.pod_template)
+        # The API server defaults and validates the embedded pod template against the CRD's
+        # structural schema before the operator decodes it.
+        defaulted = podtemplate_schema.apply_defaults(spec.pod_template)
+        results.extend(p.with_resource(ref) for p in podtemplate_schema.validate(defaulted, "spec.podTemplate"))
         normalized, problems = gotypes.normalize("PodTemplateSpec", defaulted, "spec.podTemplate")
         results.extend(p.with_resource(ref) for p in problems)
         if isinstance(normalized, dict):
@@ -304,78 +306,11 @@ def parse_dcd(
     return dcd, results
 
 
-# CRD structural defaults inside spec.podTemplate.spec, as (path, value). A path segment "[]"
-# means every item of a list. The API server applies them before the operator decodes the pod
-# template, so they show up in what the operator renders (a container port gets protocol TCP,
-# a gRPC probe gets service "", a fileKeyRef gets optional false).
-_CONTAINER_DEFAULTS: tuple[tuple[tuple[str, ...], Any], ...] = (
-    (("env", "[]", "valueFrom", "configMapKeyRef", "name"), ""),
-    (("env", "[]", "valueFrom", "fileKeyRef", "optional"), False),
-    (("env", "[]", "valueFrom", "secretKeyRef", "name"), ""),
-    (("envFrom", "[]", "configMapRef", "name"), ""),
-    (("envFrom", "[]", "secretRef", "name"), ""),
-    (("livenessProbe", "grpc", "service"), ""),
-    (("ports", "[]", "protocol"), "TCP"),
-    (("readinessProbe", "grpc", "service"), ""),
-    (("startupProbe", "grpc", "service"), ""),
-)
-POD_TEMPLATE_SPEC_DEFAULTS: tuple[tuple[tuple[str, ...], Any], ...] = (
-    *(((kind, "[]", *path), value) for kind in ("containers", "ephemeralContainers", "initContainers")
-      for path, value in _CONTAINER_DEFAULTS),
-    (("imagePullSecrets", "[]", "name"), ""),
-    (("volumes", "[]", "azureDisk", "fsType"), "ext4"),
-    (("volumes", "[]", "azureDisk", "readOnly"), False),
-    (("volumes", "[]", "cephfs", "secretRef", "name"), ""),
-    (("volumes", "[]", "cinder", "secretRef", "name"), ""),
-    (("volumes", "[]", "configMap", "name"), ""),
-    (("volumes", "[]", "csi", "nodePublishSecretRef", "name"), ""),
-    (("volumes", "[]", "flexVolume", "secretRef", "name"), ""),
-    (("volumes", "[]", "iscsi", "iscsiInterface"), "default"),
-    (("volumes", "[]", "iscsi", "secretRef", "name"), ""),
-    (("volumes", "[]", "projected", "sources", "[]", "configMap", "name"), ""),
-    (("volumes", "[]", "projected", "sources", "[]", "secret", "name"), ""),
-    (("volumes", "[]", "rbd", "keyring"), "/etc/ceph/keyring"),
-    (("volumes", "[]", "rbd", "pool"), "rbd"),
-    (("volumes", "[]", "rbd", "secretRef", "name"), ""),
-    (("volumes", "[]", "rbd", "user"), "admin"),
-    (("volumes", "[]", "scaleIO", "fsType"), "xfs"),
-    (("volumes", "[]", "scaleIO", "secretRef", "name"), ""),
-    (("volumes", "[]", "scaleIO", "storageMode"), "ThinProvisioned"),
-    (("volumes", "[]", "storageos", "secretRef", "name"), ""),
-)
-
-
-def apply_pod_template_defaults(pod_template: Any) -> Any:
-    """A copy of a raw podTemplate with the CRD's structural defaults filled in.
-
-    A default applies where its parent object exists and the field is absent or null (the API
-    server prunes the null first). Values of the wrong type are left for the decoder to report.
-    Mirrors: config/crd/bases/nvidia.com_dynamocomponentdeployments.yaml (v1beta1 podTemplate
-    ``default:`` markers, generated from the k8s.io/api core/v1 +default tags).
-    """
-    if not isinstance(pod_template, dict) or not isinstance(pod_template.get("spec"), dict):
-        return pod_template
-    spec = copy.deepcopy(pod_template["spec"])
-    for path, value in POD_TEMPLATE_SPEC_DEFAULTS:
-        _set_default(spec, path, value)
-    return {**pod_template, "spec": spec}
-
-
-def _set_default(node: Any, path: tuple[str, ...], value: Any) -> None:
-    """Set ``value`` at ``path`` under ``node`` (a dict built by this module) where it is missing."""
-    head, rest = path[0], path[1:]
-    if head == "[]":
-        for item in node if isinstance(node, list) else ():
-            _set_default(item, rest, value)
-        return
-    if not isinstance(node, dict):
-        return
-    if not rest:
-        if node.get(head) is None:
-            node[head] = value
-        return
-    if head in node:
-        _set_default(node[head], rest, value)
+# The pod template's CRD structural rules live in renderer.podtemplate_schema; these names are
+# the ones the DCD and DGD parsers use.
+POD_TEMPLATE_SPEC_DEFAULTS = podtemplate_schema.DEFAULTS
+apply_pod_template_defaults = podtemplate_schema.apply_defaults
+validate_pod_template_schema = podtemplate_schema.validate
 
 
 @dataclass(frozen=True)
