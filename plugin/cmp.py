@@ -17,6 +17,10 @@ The rules here:
 - An app folder that renders to nothing is an error unless ``allow-empty`` is set: exit 0 with
   empty output makes Argo CD prune every object of the Application.
 
+``KUBE_API_VERSIONS`` decides the LeaderWorkerSet gate (and the checkpoint gate's PodSnapshot
+check) as the operator decides them at start-up; empty means unknown. ``KUBE_VERSION`` is not
+used: the operator never reads the server version at the reference commit.
+
 Option precedence (highest first): Application parameter; ``plugin.env`` entry
 ``DYNAMO_RENDER_<NAME>`` (seen here as ``ARGOCD_ENV_DYNAMO_RENDER_<NAME>``); the sidecar's own
 ``DYNAMO_RENDER_<NAME>`` variable (set by the Argo CD administrator, so its paths may point
@@ -443,6 +447,8 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
     spec: dict[str, Any] = {}
     operator_path: str | None = None
     operator_origin = 0
+    # Who wrote spec.operatorConfig, for error messages: (label, file).
+    inline_source = ("spec.operatorConfig", "")
     config_value = options.get("config")
     if config_value is not None and config_value.text:
         real, display = path_option("config", tree.app)
@@ -459,6 +465,7 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
                     spec = dict(doc.get("spec") or {})
                     if "operatorConfig" in spec:
                         operator_origin = config_value.origin
+                        inline_source = ("spec.operatorConfig", display)
                     nested = spec.pop("operatorConfigPath", None)
                     if nested is not None:
                         base = os.path.dirname(real)
@@ -483,7 +490,7 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
                 f"set operator-config or operator-config-path, not both (both come from the {ORIGIN_NAMES[top]})",
                 field=winners[0].label,
             ))
-        elif top >= operator_origin or operator_origin == 0:
+        elif top >= operator_origin:
             winner = winners[0]
             spec.pop("operatorConfig", None)
             operator_path = None
@@ -496,6 +503,7 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
                 results.extend(problems)
                 if doc is not None:
                     spec["operatorConfig"] = doc
+                    inline_source = (winner.label, "")
 
     # Plain settings: keepSources, companions and the gates.
     for name, key in (("keep-sources", "keepSources"), ("companions", "companions")):
@@ -523,8 +531,7 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
     settings, problems = resolve_settings(
         operator_config_path=operator_path, settings_doc=settings_doc, api_versions=api_versions
     )
-    inline_label = inline.label if inline is not None else "operator-config"
-    results.extend(_relabel(p, tree, inline_label) for p in problems)
+    results.extend(_relabel(p, tree, inline_source) for p in problems)
     if settings is None:
         return None, results
 
@@ -547,13 +554,17 @@ def _parse_inline_document(value: Value) -> tuple[dict[str, Any] | None, list[Re
     return docs[0].obj, []
 
 
-def _relabel(result: Result, tree: Tree, inline_label: str) -> Result:
-    """Show repository paths, and name the inline operator config by its parameter."""
+def _relabel(result: Result, tree: Tree, inline_source: tuple[str, str]) -> Result:
+    """Show repository paths; name the inline operator config by where the user wrote it."""
     out = result
     if out.file:
         out = replace(out, file=tree.display(out.file))
-    if out.field == "spec.operatorConfig" or out.field.startswith("spec.operatorConfig."):
-        out = replace(out, field=inline_label + out.field[len("spec.operatorConfig"):])
+    prefix = "spec.operatorConfig"
+    if out.field == prefix or out.field.startswith(prefix + "."):
+        label, file = inline_source
+        out = replace(out, field=label + out.field[len(prefix):])
+        if file:
+            out = out.with_source(file, 0)
     return out
 
 

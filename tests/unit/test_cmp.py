@@ -440,3 +440,11 @@ def test_sidecar_overlay_builds_and_is_valid(tmp_path: Path) -> None:
     # The stock copyutil init container puts argocd-cmp-server where the sidecar runs it from.
     (copyutil,) = pod["initContainers"]
     assert "/var/run/argocd/argocd-cmp-server" in " ".join(copyutil["args"])
+
+
+def test_operator_config_errors_in_a_config_file_name_that_file(repo: Path) -> None:
+    write(repo / "apps" / "web" / "render.yaml", "apiVersion: config.dynamo-render.dev/v1alpha1\n"
+          "kind: DynamoRenderConfig\nmetadata:\n  name: s\nspec:\n  operatorConfig:\n    discovery:\n      backend: consul\n")
+    code, _, err = run(repo / "apps" / "web", app_env(PARAM_CONFIG="render.yaml"))
+    assert code == 1
+    assert 'apps/web/render.yaml:0: [error] spec.operatorConfig.discovery.backend: Unsupported value: "consul"' in err
