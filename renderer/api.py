@@ -402,6 +402,8 @@ def _message(error: Any) -> str:
     if kind == "string_pattern_mismatch":
         return f"must match {ctx.get('pattern')} (got {_show(value)})"
     if kind == "string_too_short":
+        if ctx.get("min_length") == 1:
+            return "must not be empty"
         return f"must be at least {ctx.get('min_length')} characters"
     if kind == "string_too_long":
         return f"must be at most {ctx.get('max_length')} characters"
