@@ -856,6 +856,12 @@ def run(
         stdout.write(USAGE.format(keys=", ".join(CONFIGMAP_KEYS)))
         return 0
     if is_legacy_plugin_call(argv, env):
+        if len(argv) > 1:
+            stderr.write(
+                f"dynamo-render-krm: unexpected plugin arguments {' '.join(argv[1:])!r}: the plugin takes none "
+                "(remove argsOneLiner/argsFromFile from the plugin config; settings go in its spec)\n"
+            )
+            return 1
         return run_legacy_plugin(argv[0], stdin(), env, stdout, stderr)
     if argv:
         stderr.write(

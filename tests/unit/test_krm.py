@@ -584,6 +584,16 @@ def test_legacy_exec_plugin_bad_config(tmp_path: Path) -> None:
     assert 'spec.operatorConfigPat: unknown field "operatorConfigPat"' in err
 
 
+def test_legacy_plugin_arguments_are_refused(tmp_path: Path) -> None:
+    """kustomize appends argsOneLiner/argsFromFile after the config file; the plugin has none."""
+    config = tmp_path / "kust-plugin-config-1"
+    config.write_text(LEGACY_CONFIG)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = krm.run([str(config), "--one", "two"], lambda: b"", stdout, stderr, env={"KUSTOMIZE_PLUGIN_CONFIG_ROOT": str(tmp_path)})
+    assert code == 1
+    assert "unexpected plugin arguments '--one two'" in stderr.getvalue()
+
+
 def test_a_file_argument_without_kustomizes_environment_is_refused(tmp_path: Path) -> None:
     config = tmp_path / "render.yaml"
     config.write_text(LEGACY_CONFIG)
