@@ -634,6 +634,10 @@ def _dumper(stream: TextIO, explicit_start: bool = False) -> Any:
     )
 
 
+class UnwritableInput(yaml.YAMLError):
+    """An input node that cannot be written back as block YAML without anchors."""
+
+
 _STR = "tag:yaml.org,2002:str"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
@@ -688,7 +692,7 @@ def _passthrough_node(node: yaml.Node, dumper: Any, reader: Any, ancestors: set[
             tag = dumper.resolve(yaml.ScalarNode, node.value, (True, False))
         return yaml.ScalarNode(tag, node.value, style=node.style or None)
     if id(node) in ancestors:
-        raise ValueError("recursive YAML aliases cannot be written")
+        raise UnwritableInput("an anchor contains itself (recursive YAML alias); it cannot be written without anchors")
     ancestors.add(id(node))
     try:
         if isinstance(node, yaml.SequenceNode):
@@ -767,6 +771,14 @@ def _summary(results: Sequence[Result], what: str) -> str:
     return f"dynamo-render: {errors} error{'s' if errors != 1 else ''}; {what}\n"
 
 
+def _unreadable(data: bytes, results: Sequence[Result], stdout: TextIO, stderr: TextIO, what: str) -> int:
+    """Nothing to hand back item by item: echo the input as it came and fail loudly."""
+    report(results, stderr)
+    stderr.write(_summary(results, what))
+    stdout.write(data.decode("utf-8", errors="replace"))
+    return 1
+
+
 def run_resource_list(data: bytes, stdout: TextIO, stderr: TextIO, base_dir: str = ".") -> int:
     """KRM function mode: ResourceList in, ResourceList out; returns the exit code."""
     text, results = decode(data, "<stdin>")
@@ -774,22 +786,39 @@ def run_resource_list(data: bytes, stdout: TextIO, stderr: TextIO, base_dir: str
     if text is not None:
         parsed, results = read_resource_list(text)
     if parsed is None:
-        # Nothing to hand back item by item: echo the input as it came, fail loudly.
-        report(results, stderr)
-        stderr.write(_summary(results, "the input could not be read as a ResourceList"))
-        stdout.write(data.decode("utf-8", errors="replace"))
-        return 1
-    settings, problems = resolve_function_config(parsed.function_config, base_dir)
+        return _unreadable(data, results, stdout, stderr, "the input could not be read as a ResourceList")
+    return _respond(
+        parsed.items, parsed.function_config, base_dir, results, write_resource_list, data, stdout, stderr, "the items are returned unchanged"
+    )
+
+
+def _respond(
+    items: Sequence[InputItem],
+    function_config: Any,
+    base_dir: str,
+    results: list[Result],
+    write: Callable[[Sequence[yaml.Node | dict[str, Any]], Sequence[Result]], str],
+    data: bytes,
+    stdout: TextIO,
+    stderr: TextIO,
+    unchanged: str,
+) -> int:
+    """Resolve the settings, transform, write; items unchanged on any error. Returns the exit code."""
+    settings, problems = resolve_function_config(function_config, base_dir)
     results.extend(problems)
     if settings is None or any(r.is_error for r in results):
-        outcome = Transformed(items=[item.node for item in parsed.items], results=results)
+        outcome = Transformed(items=[item.node for item in items], results=results)
     else:
-        outcome = transform(parsed.items, settings)
+        outcome = transform(items, settings)
         outcome.results[:0] = results
-    stdout.write(write_resource_list(outcome.items, outcome.results))
+    try:
+        text = write(outcome.items, outcome.results)
+    except UnwritableInput as err:
+        return _unreadable(data, [*results, Result(str(err), file="<stdin>")], stdout, stderr, unchanged)
+    stdout.write(text)
     report(outcome.results, stderr)
     if not outcome.ok:
-        stderr.write(_summary(outcome.results, "the items are returned unchanged"))
+        stderr.write(_summary(outcome.results, unchanged))
         return 1
     return 0
 
@@ -816,7 +845,9 @@ def run_legacy_plugin(config_path: str, data: bytes, env: Mapping[str, str], std
             nodes, problems = _read_nodes(config_text, config_path, many=False)
             results.extend(problems)
             if nodes:
-                config = _construct(nodes[0])
+                item, problems = _construct_item(nodes[0], "")
+                results.extend(p.with_source(config_path, 0) for p in problems)
+                config = item.obj if item is not None else None
     text, problems = decode(data, "<stdin>")
     results.extend(problems)
     items: list[InputItem] | None = None
@@ -824,23 +855,8 @@ def run_legacy_plugin(config_path: str, data: bytes, env: Mapping[str, str], std
         items, problems = read_stream(text, "<stdin>")
         results.extend(problems)
     if items is None or any(r.is_error for r in results):
-        report(results, stderr)
-        stderr.write(_summary(results, "the resources are returned unchanged"))
-        stdout.write(data.decode("utf-8", errors="replace"))
-        return 1
-    settings, problems = resolve_function_config(config, base_dir)
-    results.extend(problems)
-    if settings is None or any(r.is_error for r in results):
-        outcome = Transformed(items=[item.node for item in items], results=results)
-    else:
-        outcome = transform(items, settings)
-        outcome.results[:0] = results
-    stdout.write(write_stream(outcome.items))
-    report(outcome.results, stderr)
-    if not outcome.ok:
-        stderr.write(_summary(outcome.results, "the resources are returned unchanged"))
-        return 1
-    return 0
+        return _unreadable(data, results, stdout, stderr, "the resources are returned unchanged")
+    return _respond(items, config, base_dir, results, lambda out, _: write_stream(out), data, stdout, stderr, "the resources are returned unchanged")
 
 
 def run(

@@ -246,6 +246,20 @@ def test_unreadable_input_fails_and_echoes_the_input(text: str, message: str) ->
     assert stdout.getvalue() == text, "the input must come back as it was, never as nothing"
 
 
+def test_recursive_alias_is_an_error_not_a_crash() -> None:
+    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- &a\n  kind: ConfigMap\n  data: {self: *a}\n"
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert krm.run_resource_list(text.encode(), stdout, stderr) == 1
+    assert "contains itself" in stderr.getvalue()
+    assert stdout.getvalue() == text
+
+
+def test_a_node_that_contains_itself_cannot_be_written() -> None:
+    node = yaml.compose("&a {self: *a}", Loader=yaml.SafeLoader)
+    with pytest.raises(krm.UnwritableInput, match="contains itself"):
+        krm.write_resource_list([node], [])
+
+
 def test_invalid_utf8_is_an_error_not_a_crash() -> None:
     stdout, stderr = io.StringIO(), io.StringIO()
     assert krm.run_resource_list(b"kind: ResourceList\nitems: [\xff]\n", stdout, stderr) == 1
@@ -582,6 +596,13 @@ def test_legacy_exec_plugin_bad_config(tmp_path: Path) -> None:
     code, _, err = _legacy(tmp_path, yaml.safe_dump(dcd()), config=LEGACY_CONFIG.replace("operatorConfigPath", "operatorConfigPat"))
     assert code == 1
     assert 'spec.operatorConfigPat: unknown field "operatorConfigPat"' in err
+
+
+def test_legacy_exec_plugin_unreadable_config(tmp_path: Path) -> None:
+    code, out, err = _legacy(tmp_path, yaml.safe_dump(dcd()), config=LEGACY_CONFIG + "kind: Again\n")
+    assert code == 1
+    assert 'mapping key "kind" already defined' in err
+    assert yaml.safe_load(out)["kind"] == "DynamoComponentDeployment"
 
 
 def test_legacy_plugin_arguments_are_refused(tmp_path: Path) -> None:
