@@ -256,6 +256,7 @@ def test_recursive_alias_is_an_error_not_a_crash() -> None:
 
 def test_a_node_that_contains_itself_cannot_be_written() -> None:
     node = yaml.compose("&a {self: *a}", Loader=yaml.SafeLoader)
+    assert node is not None
     with pytest.raises(krm.UnwritableInput, match="contains itself"):
         krm.write_resource_list([node], [])
 
