@@ -1,8 +1,8 @@
 """Reading manifests from files, directories and stdin.
 
 Directories are walked recursively in a stable (sorted) order and only ``.yaml``, ``.yml``
-and ``.json`` files are read. Bytes are decoded as UTF-8 (a BOM is dropped); anything else is
-a per-file error, never a crash.
+and ``.json`` files are read. Bytes are decoded as UTF-8 (a BOM is dropped) or, after a UTF-16
+BOM, as UTF-16; anything else is a per-file error, never a crash.
 """
 
 from __future__ import annotations
@@ -26,12 +26,30 @@ class Source:
     text: str
 
 
+_UTF32_BOMS = (b"\x00\x00\xfe\xff", b"\xff\xfe\x00\x00")
+_UTF16_BOMS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
+
+
 def decode(data: bytes, name: str) -> tuple[str | None, list[Result]]:
-    """UTF-8 (with or without BOM) or a one-line error naming the byte offset."""
+    """The text of a manifest file, or a one-line error naming the byte offset.
+
+    UTF-8 unless a byte order mark says otherwise: a UTF-8 BOM is dropped and a UTF-16 (LE or
+    BE) BOM switches to UTF-16, as kubectl reads files. Unlike kubectl, bytes that are not valid
+    in the encoding are an error rather than silently replaced. UTF-32 is refused by name (its
+    little-endian BOM would otherwise read as UTF-16 followed by a NUL).
+    Mirrors: k8s.io/cli-runtime pkg/resource/visitor.go FileVisitor.Visit
+    (unicode.BOMOverride(unicode.UTF8.NewDecoder())).
+    """
+    if data.startswith(_UTF32_BOMS):
+        return None, [Result("UTF-32 is not supported (save the file as UTF-8)", file=name)]
+    encoding, skip = "utf-8", 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    if data[:2] in _UTF16_BOMS:
+        encoding, skip = _UTF16_BOMS[data[:2]], 2
     try:
-        return data.decode("utf-8-sig"), []
+        return data[skip:].decode(encoding), []
     except UnicodeDecodeError as err:
-        return None, [Result(f"not valid UTF-8 at byte {err.start}", file=name)]
+        label = "UTF-8" if encoding == "utf-8" else "UTF-16"
+        return None, [Result(f"not valid {label} at byte {err.start + skip}", file=name)]
 
 
 def manifest_files(root: str) -> list[str]:
