@@ -132,3 +132,18 @@ EXPERIMENTAL_CASES = [
 )
 def test_experimental_webhook_rules(type_: str, pod_spec: dict[str, Any] | None, experimental: dict[str, Any], want: list[str]) -> None:
     assert _errors(dcd(type_, pod_spec, experimental=experimental)) == want
+
+
+MESSAGE_CASES = [
+    ("min-length-1", {"compilationCache": {"pvcName": ""}}, ["spec.compilationCache.pvcName: must not be empty"]),
+    ("max-length", {"name": "a" * 64}, ["spec.name: must be at most 63 characters"]),
+    ("enum", {"type": "router"}, ['spec.type: unsupported value "router" (valid: frontend, worker, prefill, decode, planner or epp)']),
+    ("unknown-field", {"replicass": 1}, ['spec.replicass: unknown field "replicass"']),
+]
+
+
+@pytest.mark.parametrize(("spec", "want"), [(c[1], c[2]) for c in MESSAGE_CASES], ids=[c[0] for c in MESSAGE_CASES])
+def test_spec_schema_messages(spec: dict[str, Any], want: list[str]) -> None:
+    doc = dcd("worker")
+    doc["spec"].update(spec)
+    assert _errors(doc) == want
