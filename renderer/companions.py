@@ -147,3 +147,23 @@ def inference_pool(dgd_name: str, namespace: str, component: str, dynamo_namespa
             "endpointPickerRef": {"kind": "Service", "name": epp_service, "port": {"number": consts.EPP_GRPC_PORT}},
         },
     }
+
+
+def scaling_adapter(dgd_name: str, namespace: str, component: str, replicas: int | None) -> dict[str, Any]:
+    """The DynamoGraphDeploymentScalingAdapter of a component that sets ``scalingAdapter``.
+
+    The operator writes the deprecated ``nvidia.com/v1alpha1`` form (``dgdRef.serviceName``);
+    the API server stores it as v1beta1. ``spec.replicas`` is seeded from the component
+    (1 when unset) when the adapter is created; afterwards the adapter owns it.
+    Mirrors: internal/controller/dgd_scaling_adapters_reconciler.go Reconcile, generateAdapterName
+    """
+    return {
+        "apiVersion": consts.V1ALPHA1,
+        "kind": "DynamoGraphDeploymentScalingAdapter",
+        "metadata": {
+            "name": f"{dgd_name}-{component.lower()}",
+            "namespace": namespace,
+            "labels": {consts.LABEL_GRAPH_DEPLOYMENT_NAME: dgd_name, consts.LABEL_COMPONENT: component},
+        },
+        "spec": {"replicas": 1 if replicas is None else replicas, "dgdRef": {"name": dgd_name, "serviceName": component}},
+    }

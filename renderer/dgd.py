@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from renderer import consts, gotypes
+from renderer import consts, epp, gotypes
 from renderer.api import (
     AdmissionContext,
     DynamoComponentDeploymentSharedSpec,
@@ -171,13 +171,16 @@ class DGD:
 
 
 def workload_provider(annotations: dict[str, str], grove_enabled: bool) -> str:
-    """Where the DGD is rendered: the durable annotation when present, else routing intent.
+    """The provider the defaulting webhook stamps on CREATE, from routing intent only.
+
+    Grove when the Grove gate is on and the DGD does not opt out with
+    ``nvidia.com/enable-grove: "false"`` (compared lower-cased); the component pathway
+    otherwise. A ``nvidia.com/workload-provider`` annotation written in Git is ignored on
+    CREATE and overwritten (only an already stored value is authoritative, on UPDATE).
 
     Mirrors: internal/webhook/defaulting/dynamographdeployment_handler.go defaultWorkloadProvider
-    and internal/controller/dgd_workload_provider.go ensureWorkloadProvider (step 3).
+    (CREATE) and internal/controller/dgd_workload_provider.go ensureWorkloadProvider (step 3)
     """
-    if WORKLOAD_PROVIDER_ANNOTATION in annotations:
-        return annotations[WORKLOAD_PROVIDER_ANNOTATION]
     if grove_enabled and annotations.get(ENABLE_GROVE_ANNOTATION, "").lower() != consts.LABEL_VALUE_FALSE:
         return PROVIDER_GROVE
     return PROVIDER_COMPONENT
@@ -212,6 +215,17 @@ def parse_dgd(obj: dict[str, Any], default_namespace: str, config: RenderConfig)
 
     # Routing: only the component pathway is rendered.
     provider = workload_provider(metadata.annotations, config.grove_enabled)
+    written = metadata.annotations.get(WORKLOAD_PROVIDER_ANNOTATION)
+    if written is not None and written != provider:
+        results.append(
+            Result(
+                f'ignored on create: the defaulting webhook replaces "{written}" with "{provider}", derived from '
+                f"the Grove gate and annotation {ENABLE_GROVE_ANNOTATION}",
+                severity=Severity.WARNING,
+                field=f"metadata.annotations[{WORKLOAD_PROVIDER_ANNOTATION}]",
+                resource=ref,
+            )
+        )
     if provider == PROVIDER_GROVE:
         return None, results + [
             Result(
@@ -225,7 +239,7 @@ def parse_dgd(obj: dict[str, Any], default_namespace: str, config: RenderConfig)
 
     # Defaulting webhook (CREATE): provider and origin-version annotations, replicas 1.
     annotations = dict(metadata.annotations)
-    annotations.setdefault(WORKLOAD_PROVIDER_ANNOTATION, provider)
+    annotations[WORKLOAD_PROVIDER_ANNOTATION] = provider
     annotations.setdefault(consts.ANNOTATION_OPERATOR_ORIGIN_VERSION, config.operator_version)
 
     raw_components = raw_spec.get("components") or []
@@ -301,6 +315,11 @@ def validate_dgd(dgd: DGD, config: RenderConfig) -> list[Result]:
     mode = annotations.get(consts.ANNOTATION_KUBE_DISCOVERY_MODE)
     if mode is not None and mode not in ("pod", "container"):
         error(f'Unsupported value: "{mode}": supported values: "pod", "container"', f"metadata.annotations[{consts.ANNOTATION_KUBE_DISCOVERY_MODE}]")
+    if _has_intra_pod_failover(dgd) and mode != "container":
+        error(
+            f'Invalid value: "{mode or ""}": must be "container" when intra-pod failover is configured',
+            f"metadata.annotations[{consts.ANNOTATION_KUBE_DISCOVERY_MODE}]",
+        )
     provider = annotations.get(WORKLOAD_PROVIDER_ANNOTATION, "")
     if provider not in (PROVIDER_COMPONENT, PROVIDER_GROVE):
         error(
@@ -343,6 +362,13 @@ def validate_dgd(dgd: DGD, config: RenderConfig) -> list[Result]:
                 error(f'Invalid value: "{power}": must be a decimal integer', power_path)
             elif int(power) <= 0:
                 error(f'Invalid value: "{power}": must be greater than zero', power_path)
+            dra_path = _dra_path(component)
+            if dra_path is not None:
+                error(
+                    f'Forbidden: cannot be combined with annotation "{GPU_POWER_LIMIT_ANNOTATION}": power-aware '
+                    "planning does not support DRA-backed device allocation",
+                    dra_path,
+                )
         ctx = AdmissionContext(
             standalone=False,
             backend_framework=spec.backend_framework or "",
@@ -352,6 +378,9 @@ def validate_dgd(dgd: DGD, config: RenderConfig) -> list[Result]:
         )
         out.extend(validate_shared_spec(component.spec, component.pod_template, component.path, ctx))
         out.extend(_ignored_fields(component.spec, component.path, standalone=False))
+        epp_config = component.raw.get("eppConfig")
+        if component.type == consts.COMPONENT_TYPE_EPP and isinstance(epp_config, dict) and isinstance(epp_config.get("config"), dict):
+            out.extend(epp.check_endpoint_picker_config(epp_config["config"], f"{component.path}.eppConfig.config"))
         main = _main_container(component.pod_template)
         if main is not None and any(e.get("name") == "DYN_DEPLOYMENT_CONFIG" for e in main.get("env") or []):
             out.append(
@@ -378,6 +407,8 @@ def validate_dgd(dgd: DGD, config: RenderConfig) -> list[Result]:
             )
     kvt = spec.experimental.kv_transfer_policy if spec.experimental is not None else None
     if kvt is not None:
+        if kvt.label_key is not None and "/" in kvt.label_key and len(kvt.label_key.split("/")[0]) > 253:
+            error("labelKey prefix must be 253 characters or less", "spec.experimental.kvTransferPolicy.labelKey")
         if (kvt.label_key is None) == (kvt.cluster_topology_name is None):
             error("exactly one of labelKey or clusterTopologyName is required", "spec.experimental.kvTransferPolicy")
         if kvt.enforcement == "preferred" and kvt.preferred_weight is None:
@@ -386,13 +417,51 @@ def validate_dgd(dgd: DGD, config: RenderConfig) -> list[Result]:
             error("preferredWeight may only be set when enforcement is preferred", "spec.experimental.kvTransferPolicy")
         if kvt.cluster_topology_name:
             name_path = "spec.experimental.kvTransferPolicy.clusterTopologyName"
-            if len(kvt.cluster_topology_name) > 253 or not _DNS1123_SUBDOMAIN.match(kvt.cluster_topology_name):
-                error(
-                    f'Invalid value: "{kvt.cluster_topology_name}": a lowercase RFC 1123 subdomain must consist of lower '
-                    "case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
-                    name_path,
-                )
+            problems = dns1123_subdomain_problems(kvt.cluster_topology_name)
+            if problems:
+                error(f'Invalid value: "{kvt.cluster_topology_name}": {"; ".join(problems)}', name_path)
             error(f"Forbidden: {grove_requirement}", name_path)
+    return out
+
+
+def _has_intra_pod_failover(dgd: DGD) -> bool:
+    """Mirrors: internal/webhook/validation/dynamographdeployment_helpers.go hasIntraPodFailover."""
+    for component in dgd.components:
+        experimental = component.spec.experimental
+        if experimental is not None and experimental.failover is not None and experimental.failover.mode == "IntraPod":
+            return True
+    return False
+
+
+def _dra_path(component: Component) -> str | None:
+    """The first DRA-backed GPU source of a component, as a field path (None: no DRA).
+
+    GPU Memory Service always allocates through DRA; otherwise any resource claim consumed
+    by a container or an init container counts, since its DeviceClass is unknown here.
+    Mirrors: internal/webhook/validation/dynamographdeployment_helpers.go dgdDRAPath
+    """
+    experimental = component.spec.experimental
+    if experimental is not None and experimental.gpu_memory_service is not None:
+        return f"{component.path}.experimental.gpuMemoryService"
+    pod = (component.pod_template or {}).get("spec") or {}
+    for key in ("containers", "initContainers"):
+        for i, container in enumerate(pod.get(key) or []):
+            if (container.get("resources") or {}).get("claims"):
+                return f"{component.path}.podTemplate.spec.{key}[{i}].resources.claims"
+    return None
+
+
+def dns1123_subdomain_problems(value: str) -> list[str]:
+    """Mirrors: k8s.io/apimachinery/pkg/util/validation IsDNS1123Subdomain."""
+    out: list[str] = []
+    if len(value) > 253:
+        out.append("must be no more than 253 characters")
+    if not _DNS1123_SUBDOMAIN.match(value):
+        out.append(
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+            "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+            "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+        )
     return out
 
 
@@ -404,10 +473,11 @@ def _validate_restart_order(strategy: RestartStrategy, names: list[str]) -> list
         return [Result("Forbidden: cannot be specified when strategy is parallel", field=path)]
     out: list[Result] = []
     unique = list(dict.fromkeys(order))
+    shown = gotypes.go_json_dumps(order)
     if len(unique) != len(order):
-        out.append(Result(f"Invalid value: {order}: must be unique", field=path))
+        out.append(Result(f"Invalid value: {shown}: must be unique", field=path))
     if len(unique) != len(set(names)):
-        out.append(Result(f"Invalid value: {order}: must have the same number of unique components as the deployment", field=path))
+        out.append(Result(f"Invalid value: {shown}: must have the same number of unique components as the deployment", field=path))
     supported = ", ".join(f'"{n}"' for n in sorted(names))
     for i, name in enumerate(order):
         if name not in names:
@@ -618,4 +688,9 @@ def _component_spec_dict(component: Component) -> dict[str, Any]:
         spec["podTemplate"] = copy.deepcopy(component.pod_template)
     else:
         spec.pop("podTemplate", None)
+    # The EPP reconciler stamps the inline config's TypeMeta on the DGD before its DCDs exist.
+    epp_config = spec.get("eppConfig")
+    if component.type == consts.COMPONENT_TYPE_EPP and isinstance(epp_config, dict) and isinstance(epp_config.get("config"), dict):
+        config = epp.dcd_endpoint_picker_config(epp_config["config"], f"{component.path}.eppConfig.config")
+        spec["eppConfig"] = {**epp_config, "config": config}
     return spec

@@ -15,8 +15,8 @@ from typing import Any
 
 from renderer import consts
 from renderer.api import DCD, parse_dcd
-from renderer import companions
-from renderer.dgd import DGD, WORKER_HASH_PLACEHOLDER, generate_dcds, parse_dgd
+from renderer import companions, epp
+from renderer.dgd import DGD, WORKER_HASH_PLACEHOLDER, Component, dcd_name, generate_dcds, parse_dgd
 from renderer.labels import is_k8s_discovery_enabled, kube_annotations, kube_labels
 from renderer.cluster import ClusterState, cluster_state_from_objects
 from renderer.config import RenderConfig
@@ -140,11 +140,12 @@ def compute_worker_hash(dgd: DGD, config: RenderConfig) -> str:
 def render_graph(dgd: DGD, config: RenderConfig, cluster: ClusterState) -> list[dict[str, Any]]:
     """Everything the DGD controller's component program creates, rendered to workloads.
 
-    Shared resources come first in the controller's order (RBAC, discovery, wait-for-leader
-    ConfigMap), then each component's DCD rendered by the DCD renderer (or, with
-    ``emit: dcd``, the DCD itself).
+    Shared resources come first in the controller's order (planner and EPP RBAC, discovery
+    RBAC, EPP resources, wait-for-leader ConfigMap), then each component's DCD rendered by
+    the DCD renderer (or, with ``emit: dcd``, the DCD itself), then the scaling adapters when
+    the ``scalingAdapters`` setting asks for them.
     Mirrors: internal/controller/dgd_component_program.go Reconcile and
-    dgd_shared_resources_reconciler.go.
+    dgd_shared_resources_reconciler.go Reconcile
     """
     objects: list[dict[str, Any]] = []
     operator = config.operator
@@ -160,20 +161,11 @@ def render_graph(dgd: DGD, config: RenderConfig, cluster: ClusterState) -> list[
             )
     if is_k8s_discovery_enabled(operator.discovery.backend, dgd.annotations):
         objects += companions.discovery_rbac(dgd.name, dgd.namespace)
-    for component in dgd.components:
-        if component.type == consts.COMPONENT_TYPE_EPP:
-            epp_config = component.spec.epp_config
-            if epp_config is None or epp_config.config_map_ref is None:
-                raise RenderError(
-                    "not supported yet: the <dgd>-epp-config ConfigMap generated from an inline eppConfig.config; "
-                    "reference your own ConfigMap with eppConfig.configMapRef",
-                    f"{component.path}.eppConfig.config",
-                )
-            objects.append(
-                companions.inference_pool(
-                    dgd.name, dgd.namespace, component.name, dgd.dynamo_namespace(component), f"{dgd.name}-{component.name.lower()}"
-                )
-            )
+
+    # EPP resources: its config, the InferencePool and, with the Istio mesh, a DestinationRule.
+    epp_component = next((c for c in dgd.components if c.type == consts.COMPONENT_TYPE_EPP), None)
+    if epp_component is not None:
+        objects += _render_epp_resources(dgd, epp_component, config)
     if dgd.has_multinode():
         objects.append(companions.wait_leader_config_map(dgd.name, dgd.namespace))
 
@@ -197,6 +189,46 @@ def render_graph(dgd: DGD, config: RenderConfig, cluster: ClusterState) -> list[
             objects += render_component(dcd, config, cluster)
         except RenderError as err:
             raise RenderError(err.message, _component_field(component.path, err.field)) from None
+
+    # Scaling adapters, one per component that asks for one (an opt-in: see RenderSettings).
+    if config.scaling_adapters:
+        for component in dgd.components:
+            if component.spec.scaling_adapter is not None:
+                objects.append(
+                    companions.scaling_adapter(dgd.name, dgd.namespace, component.name, component.spec.replicas)
+                )
+    return objects
+
+
+def _render_epp_resources(dgd: DGD, component: Component, config: RenderConfig) -> list[dict[str, Any]]:
+    """The EPP ConfigMap (inline config only), the InferencePool and the Istio DestinationRule.
+
+    The operator writes the DestinationRule only while its Istio gate is on (service mesh
+    enabled with provider istio and the DestinationRule API served); otherwise it only deletes
+    one it owned before, which leaves nothing to render.
+    Mirrors: internal/controller/dgd_epp_reconciler.go Reconcile
+    """
+    objects: list[dict[str, Any]] = []
+    epp_config = component.raw.get("eppConfig") or {}
+    if epp_config.get("configMapRef") is None:
+        raw = epp_config.get("config")
+        if not isinstance(raw, dict):
+            raise RenderError(
+                "EPP configuration is required: either eppConfig.configMapRef or eppConfig.config must be specified",
+                f"{component.path}.eppConfig",
+            )
+        objects.append(
+            epp.render_config_map(dgd.name, dgd.namespace, component.name, raw, f"{component.path}.eppConfig.config")
+        )
+    service = dcd_name(dgd, component, "")
+    objects.append(
+        companions.inference_pool(dgd.name, dgd.namespace, component.name, dgd.dynamo_namespace(component), service)
+    )
+    istio, problem = epp.istio_gate(config)
+    if problem:
+        raise RenderError(problem, "serviceMesh.enabled")
+    if istio:
+        objects.append(epp.render_destination_rule(service, dgd.namespace, config.operator.service_mesh))
     return objects
 
 
