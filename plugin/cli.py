@@ -38,11 +38,18 @@ def cli() -> None:
 @click.option("-n", "--namespace", help="Namespace for objects that have none (default: default).")
 @click.option("--keep-sources", is_flag=True, help="Also emit the rendered DCDs themselves.")
 @click.option("--lws/--no-lws", default=None, help="Force the LeaderWorkerSet gate (default: auto, on).")
+@click.option(
+    "--emit",
+    type=click.Choice(["workloads", "dcd"]),
+    default=None,
+    help="Render DynamoGraphDeployments down to workloads, or stop at the generated DCDs (default: the config's "
+    "emit setting, else workloads).",
+)
 @click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
 @click.option("-v", "--verbose", is_flag=True, help="Also print info notes (assumed defaults).")
 def render(paths: tuple[str, ...], operator_config: str | None, config_path: str | None, namespace: str | None,
-           keep_sources: bool, lws: bool | None, output: str, verbose: bool) -> None:
-    """Render DynamoComponentDeployments in PATHS (files, directories, or - for stdin)."""
+           keep_sources: bool, lws: bool | None, emit: str | None, output: str, verbose: bool) -> None:
+    """Render DynamoComponentDeployments and DynamoGraphDeployments in PATHS (files, directories, or - for stdin)."""
     from plugin.render_cmd import main_stdio
 
     code = _guarded(
@@ -53,6 +60,7 @@ def render(paths: tuple[str, ...], operator_config: str | None, config_path: str
             namespace=namespace,
             keep_sources=keep_sources,
             lws=lws,
+            emit=emit,
             output=output,
             verbose=verbose,
         )

@@ -36,6 +36,7 @@ def run(
     verbose: bool,
     stdout: TextIO,
     stderr: TextIO,
+    emit: str | None = None,
 ) -> int:
     """Render ``paths`` and write the stream; returns the exit code."""
     overrides: dict[str, object] = {}
@@ -43,6 +44,8 @@ def run(
         overrides["keepSources"] = True
     if lws is not None:
         overrides["gates"] = {"lws": lws}
+    if emit is not None:
+        overrides["emit"] = emit
     settings, results = resolve_settings(
         operator_config_path=operator_config, config_path=config, namespace=namespace, overrides=overrides
     )
