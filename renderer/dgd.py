@@ -17,6 +17,7 @@ propagateDGDAnnotations, propagateDGDSpecMetadata.
 from __future__ import annotations
 
 import copy
+import json
 import re
 import struct
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from renderer import consts, epp, gotypes
+from renderer import consts, dynamo_types, epp, gotypes, k8s_types
 from renderer.api import (
     AdmissionContext,
     DynamoComponentDeploymentSharedSpec,
@@ -37,6 +38,7 @@ from renderer.api import (
     validate_shared_spec,
 )
 from renderer.config import RenderConfig
+from renderer.gohash import dcd_spec_go_json
 from renderer.merge import merge_envs
 from renderer.naming import compute_dynamo_namespace
 from renderer.podspec import determine_backend_framework
@@ -694,3 +696,52 @@ def _component_spec_dict(component: Component) -> dict[str, Any]:
         config = epp.dcd_endpoint_picker_config(epp_config["config"], f"{component.path}.eppConfig.config")
         spec["eppConfig"] = {**epp_config, "config": config}
     return spec
+
+
+def dcd_as_written(obj: dict[str, Any]) -> dict[str, Any]:
+    """A generated DCD as emitted: its spec as the operator writes it, no ownerReference.
+
+    The operator sends the typed DCD (Go field shapes, ``omitempty``), and the DCD type's own
+    MarshalJSON strips the ``{}`` that value-typed structs such as a container's
+    ``resources`` or an empty pod-template ``metadata`` would print; the API server then
+    prunes ``null`` fields. The ownerReference needs the DGD's UID, unknown offline.
+    Mirrors: api/v1beta1/marshal.go normalizeV1Beta1JSON (stripEmptyValueStructs)
+    """
+    metadata = {k: v for k, v in obj["metadata"].items() if k != "ownerReferences"}
+    spec = json.loads(dcd_spec_go_json(obj["spec"]))
+    _strip_go_artefacts(spec, dynamo_types.V1BETA1, dynamo_types.ROOTS["V1BETA1"])
+    return {**obj, "metadata": metadata, "spec": spec}
+
+
+def _strip_go_artefacts(value: dict[str, Any], table: dict[str, tuple[tuple[Any, ...], ...]], struct: str) -> None:
+    """Drop null fields and empty value-typed struct fields of a Go-marshalled struct, in place."""
+    rows = {row[0]: row[2] for row in table[struct]}
+    for key in list(value):
+        shape = rows.get(key)
+        child = value[key]
+        if shape is None:
+            continue  # free-form or unknown: kept as written
+        if child is None:
+            del value[key]
+            continue
+        if _strip_shape(child, shape, table) and child == {}:
+            del value[key]
+
+
+def _strip_shape(child: Any, shape: tuple[Any, ...], table: dict[str, tuple[tuple[Any, ...], ...]]) -> bool:
+    """Recurse into ``child`` by its Go shape; True when it is a value-typed (droppable) struct."""
+    kind = shape[0]
+    if kind in ("struct", "k8s") and isinstance(child, dict):
+        nested = table if kind == "struct" else k8s_types.STRUCTS
+        _strip_go_artefacts(child, nested, shape[1])
+        return True
+    if kind == "ptr":
+        _strip_shape(child, shape[1], table)
+        return False  # an empty pointer-typed struct is a sentinel (scalingAdapter: {})
+    if kind == "slice" and isinstance(child, list):
+        for item in child:
+            _strip_shape(item, shape[1], table)
+    if kind == "map" and isinstance(child, dict):
+        for item in child.values():
+            _strip_shape(item, shape[2], table)
+    return False

@@ -16,7 +16,7 @@ from typing import Any
 from renderer import consts
 from renderer.api import DCD, parse_dcd
 from renderer import companions, epp
-from renderer.dgd import DGD, WORKER_HASH_PLACEHOLDER, Component, dcd_name, generate_dcds, parse_dgd
+from renderer.dgd import DGD, WORKER_HASH_PLACEHOLDER, Component, dcd_as_written, dcd_name, generate_dcds, parse_dgd
 from renderer.labels import is_k8s_discovery_enabled, kube_annotations, kube_labels
 from renderer.cluster import ClusterState, cluster_state_from_objects
 from renderer.config import RenderConfig
@@ -179,7 +179,7 @@ def render_graph(dgd: DGD, config: RenderConfig, cluster: ClusterState) -> list[
     worker_hash = compute_worker_hash(dgd, config)
     for component, obj in generate_dcds(dgd, worker_hash):
         if config.emit == "dcd":
-            objects.append(_public_dcd(obj))
+            objects.append(dcd_as_written(obj))
             continue
         dcd, results = parse_dcd(obj, dgd.namespace, config.checkpoint_enabled, admission=False)
         if dcd is None:
@@ -239,12 +239,6 @@ def _component_field(component_path: str, dcd_field: str) -> str:
     if dcd_field.startswith("spec."):
         return f"{component_path}.{dcd_field[len('spec.'):]}"
     return component_path
-
-
-def _public_dcd(obj: dict[str, Any]) -> dict[str, Any]:
-    """A generated DCD as emitted: no ownerReference (its UID is unknowable offline)."""
-    metadata = {k: v for k, v in obj["metadata"].items() if k != "ownerReferences"}
-    return {**obj, "metadata": metadata}
 
 
 # ---------------------------------------------------------------------------------------------
