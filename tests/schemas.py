@@ -55,6 +55,8 @@ CRD_FILES: dict[tuple[str, str], str] = {
     ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): "leaderworkerset.x-k8s.io_leaderworkersets.v0.9.0.yaml",
     ("nvidia.com", "DynamoComponentDeployment"): "nvidia.com_dynamocomponentdeployments.yaml",
     ("nvidia.com", "DynamoGraphDeployment"): "nvidia.com_dynamographdeployments.yaml",
+    ("nvidia.com", "DynamoGraphDeploymentScalingAdapter"): "nvidia.com_dynamographdeploymentscalingadapters.yaml",
+    ("inference.networking.k8s.io", "InferencePool"): "inference.networking.k8s.io_inferencepools.v1.2.0.yaml",
 }
 
 # (apiVersion, kind) -> why no schema is available. Only apiVersion, kind and metadata are checked
@@ -64,9 +66,9 @@ SHAPE_CHECKED_ONLY: dict[tuple[str, str], str] = {
         "Istio CRDs are generated from protobuf and not vendored; the operator builds it from "
         "istio.io/client-go networking/v1beta1 (dynamocomponentdeployment_controller.go)"
     ),
-    ("inference.networking.k8s.io/v1", "InferencePool"): (
-        "Gateway API Inference Extension CRD not vendored; the operator's own envtest copy "
-        "(internal/controller/testing/inference.networking.k8s.io) is a preserve-unknown-fields stub"
+    ("networking.istio.io/v1beta1", "DestinationRule"): (
+        "Istio CRDs are generated from protobuf and not vendored; the operator builds it from "
+        "istio.io/client-go networking/v1beta1 (internal/dynamo/graph.go GenerateEPPDestinationRule)"
     ),
 }
 

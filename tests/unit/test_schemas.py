@@ -86,11 +86,16 @@ def role() -> dict[str, Any]:
 
 
 def inference_pool() -> dict[str, Any]:
+    # the shape the operator's GenerateInferencePool sends (internal/dynamo/epp/inference_pool.go)
     return {
         "apiVersion": "inference.networking.k8s.io/v1",
         "kind": "InferencePool",
-        "metadata": {"name": "pool"},
-        "spec": {"any": 1},
+        "metadata": {"name": "graph-pool"},
+        "spec": {
+            "targetPorts": [{"number": 8000}],
+            "selector": {"matchLabels": {"nvidia.com/dynamo-component-class": "worker"}},
+            "endpointPickerRef": {"kind": "Service", "name": "graph-epp", "port": {"number": 9002}},
+        },
     }
 
 
@@ -312,8 +317,12 @@ def test_dgd_v1alpha1_resource_items_are_strings() -> None:
                       "spec": {"rules": [{"host": "a.example.com", "http": {"paths": [{"path": "/", "pathType": "Prefix",
                                "backend": {"service": {"name": "frontend", "port": {"number": 8000}}}}]}}]}}, id="ingress"),
         pytest.param(virtual_service(), id="virtualservice-shape-only"),
-        pytest.param({"apiVersion": "inference.networking.k8s.io/v1", "kind": "InferencePool", "metadata": {"name": "pool"},
-                      "spec": {"anything": {"goes": True}}}, id="inferencepool-shape-only"),
+        pytest.param(inference_pool(), id="inferencepool"),
+        pytest.param({"apiVersion": "networking.istio.io/v1beta1", "kind": "DestinationRule", "metadata": {"name": "epp"},
+                      "spec": {"anything": {"goes": True}}}, id="destinationrule-shape-only"),
+        pytest.param({"apiVersion": "nvidia.com/v1alpha1", "kind": "DynamoGraphDeploymentScalingAdapter",
+                      "metadata": {"name": "graph-decode"},
+                      "spec": {"replicas": 1, "dgdRef": {"name": "graph", "serviceName": "decode"}}}, id="dgdsa-v1alpha1"),
     ],
 )  # fmt: skip
 def test_accepts(obj: dict[str, Any]) -> None:
@@ -366,7 +375,10 @@ def test_schema_sources_cover_the_rendered_kinds() -> None:
         ("nvidia.com/v1beta1", "DynamoGraphDeployment"): "crd",
         ("nvidia.com/v1alpha1", "DynamoGraphDeployment"): "crd",
         ("networking.istio.io/v1beta1", "VirtualService"): "shape",
-        ("inference.networking.k8s.io/v1", "InferencePool"): "shape",
+        ("inference.networking.k8s.io/v1", "InferencePool"): "crd",
+        ("networking.istio.io/v1beta1", "DestinationRule"): "shape",
+        ("nvidia.com/v1alpha1", "DynamoGraphDeploymentScalingAdapter"): "crd",
+        ("nvidia.com/v1beta1", "DynamoGraphDeploymentScalingAdapter"): "crd",
         ("networking.istio.io/v1", "VirtualService"): None,
         ("leaderworkerset.x-k8s.io/v1alpha1", "LeaderWorkerSet"): None,
         ("v1", "Deployment"): None,
@@ -550,3 +562,16 @@ def test_schema_files_are_valid_json() -> None:
     defs = schemas._core_registry().contents("https://kubernetes.io/api/_definitions.json")
     json.dumps(defs)
     assert defs["$defs"]["io.k8s.apimachinery.pkg.api.resource.Quantity"]["pattern"] == schemas.QUANTITY_PATTERN
+
+
+def test_inference_pool_and_scaling_adapter_are_checked_against_their_crds() -> None:
+    pool = inference_pool()
+    pool["spec"]["endpointPickerRef"]["portNumber"] = 9002  # not a field: pruned by the API server
+    assert validate_object(pool) != []
+    adapter = {
+        "apiVersion": "nvidia.com/v1alpha1",
+        "kind": "DynamoGraphDeploymentScalingAdapter",
+        "metadata": {"name": "graph-decode"},
+        "spec": {"replicas": 1, "dgdRef": {"name": "graph"}},  # serviceName is required
+    }
+    assert validate_object(adapter) != []
