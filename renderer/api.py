@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from renderer import consts, gotypes, podtemplate_schema
+from renderer import consts, gotypes, objectmeta, podtemplate_schema
 from renderer.backends.flags import is_elastic_ep_ray_launch
 from renderer.quantity import unmarshal_quantity
 from renderer.runtimeversion import parse_image_version
@@ -331,7 +331,7 @@ def parse_metadata(obj: dict[str, Any], default_namespace: str) -> tuple[_Metada
     name = meta.get("name")
     if not isinstance(name, str) or not name:
         results.append(Result("required field missing", field="metadata.name"))
-    elif len(name) > 253 or not DNS1123_SUBDOMAIN.match(name):
+    elif len(name) > 253 or not DNS1123_SUBDOMAIN.fullmatch(name):
         results.append(
             Result(
                 f'invalid name "{name}": must be a lowercase RFC 1123 subdomain (lowercase alphanumerics, "-" and ".")',
@@ -343,8 +343,13 @@ def parse_metadata(obj: dict[str, Any], default_namespace: str) -> tuple[_Metada
         namespace = default_namespace
     elif not isinstance(namespace, str):
         results.append(Result(f"expected string, got {describe_kind(namespace)}", field="metadata.namespace"))
+    if isinstance(namespace, str):
+        results.extend(objectmeta.validate_namespace(namespace))
     labels = _string_map(meta.get("labels"), "metadata.labels", results)
     annotations = _string_map(meta.get("annotations"), "metadata.annotations", results)
+    # The API server's metadata rules: these are copied onto every rendered object.
+    results.extend(objectmeta.validate_labels(labels))
+    results.extend(objectmeta.validate_annotations(annotations))
     owner = ""
     owners = meta.get("ownerReferences")
     if isinstance(owners, list):

@@ -52,6 +52,12 @@ class ResourceRef:
         return f"{kind}/{name}"
 
 
+# every character str.splitlines() breaks at
+_LINE_BREAKS = str.maketrans(
+    {ch: ch.encode("unicode_escape").decode("ascii") for ch in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}
+)
+
+
 def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
@@ -90,7 +96,8 @@ class Result:
         head = " ".join(parts)
         if self.field:
             head = f"{head} {self.field}"
-        return f"{head}: {self.message}"
+        # one problem, one line: line breaks from user values (names, keys) are escaped
+        return f"{head}: {self.message}".translate(_LINE_BREAKS)
 
     def to_krm(self) -> dict[str, Any]:
         """The ``results[]`` entry of a ResourceList (functions spec v1)."""

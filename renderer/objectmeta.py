@@ -1,0 +1,108 @@
+"""Metadata rules the API server applies to every object: namespace, labels, annotations.
+
+A DCD or DGD read from Git has not been through the API server. Its namespace, labels and
+annotations are copied onto every rendered object, so a value the API server would refuse on
+the source must be refused here, or the rendered objects would be refused instead.
+
+Mirrors: k8s.io/apimachinery/pkg/api/validation/objectmeta.go (ValidateObjectMeta: namespace,
+ValidateAnnotations, TotalAnnotationSizeLimitB), k8s.io/apimachinery/pkg/apis/meta/v1/validation
+ValidateLabels, k8s.io/apimachinery/pkg/util/validation/validation.go (IsDNS1123Label,
+IsDNS1123Subdomain, IsQualifiedName, IsValidLabelValue).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from renderer.results import Result
+
+DNS1123_LABEL_MAX = 63
+DNS1123_SUBDOMAIN_MAX = 253
+QUALIFIED_NAME_MAX = 63
+LABEL_VALUE_MAX = 63
+TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
+
+_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_QUALIFIED_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+_SHOWN = 64
+
+
+def show(value: str) -> str:
+    """A user value quoted for a one-line message; long values are cut (the length is kept)."""
+    text = value if len(value) <= _SHOWN else f"{value[:_SHOWN]}... ({len(value)} characters)"
+    return '"' + text.encode("unicode_escape").decode("ascii").replace('"', '\\"') + '"'
+
+
+def dns1123_label_problem(value: str) -> str | None:
+    """Mirrors: validation.go IsDNS1123Label."""
+    if len(value) > DNS1123_LABEL_MAX:
+        return f"must be no more than {DNS1123_LABEL_MAX} characters"
+    if not _DNS1123_LABEL.fullmatch(value):
+        return 'must be a lowercase RFC 1123 label (lowercase alphanumerics and "-", starting and ending with an alphanumeric)'
+    return None
+
+
+def qualified_name_problem(value: str) -> str | None:
+    """Mirrors: validation.go IsQualifiedName (an optional DNS subdomain prefix, then a name)."""
+    prefix, slash, name = value.rpartition("/") if "/" in value else ("", "", value)
+    if slash and value.count("/") > 1:
+        return 'must be a name with an optional DNS subdomain prefix and "/" (e.g. "example.com/my-name")'
+    if slash:
+        if not prefix:
+            return "prefix part must not be empty"
+        if len(prefix) > DNS1123_SUBDOMAIN_MAX or not _DNS1123_SUBDOMAIN.fullmatch(prefix):
+            return "prefix part must be a lowercase RFC 1123 subdomain of at most 253 characters"
+    if not name:
+        return "name part must not be empty"
+    if len(name) > QUALIFIED_NAME_MAX:
+        return f"name part must be no more than {QUALIFIED_NAME_MAX} characters"
+    if not _QUALIFIED_NAME_PART.fullmatch(name):
+        return 'name part must consist of alphanumerics, "-", "_" or ".", starting and ending with an alphanumeric'
+    return None
+
+
+def label_value_problem(value: str) -> str | None:
+    """Mirrors: validation.go IsValidLabelValue."""
+    if len(value) > LABEL_VALUE_MAX:
+        return f"must be no more than {LABEL_VALUE_MAX} characters"
+    if not _LABEL_VALUE.fullmatch(value):
+        return 'must be empty or consist of alphanumerics, "-", "_" or ".", starting and ending with an alphanumeric'
+    return None
+
+
+def validate_namespace(namespace: str, field: str = "metadata.namespace") -> list[Result]:
+    """Mirrors: objectmeta.go ValidateObjectMeta (namespace: ValidateNamespaceName)."""
+    problem = dns1123_label_problem(namespace)
+    return [Result(f"invalid namespace {show(namespace)}: {problem}", field=field)] if problem else []
+
+
+def validate_labels(labels: Mapping[str, str], field: str = "metadata.labels") -> list[Result]:
+    """Mirrors: meta/v1/validation ValidateLabels."""
+    results: list[Result] = []
+    for key, value in labels.items():
+        problem = qualified_name_problem(key)
+        if problem:
+            results.append(Result(f"invalid label key {show(key)}: {problem}", field=f"{field}[{key}]"))
+        problem = label_value_problem(value)
+        if problem:
+            results.append(Result(f"invalid label value {show(value)}: {problem}", field=f"{field}[{key}]"))
+    return results
+
+
+def validate_annotations(annotations: Mapping[str, str], field: str = "metadata.annotations") -> list[Result]:
+    """Mirrors: objectmeta.go ValidateAnnotations (keys are checked lower-cased)."""
+    results: list[Result] = []
+    total = 0
+    for key, value in annotations.items():
+        problem = qualified_name_problem(key.lower())
+        if problem:
+            results.append(Result(f"invalid annotation key {show(key)}: {problem}", field=f"{field}[{key}]"))
+        total += len(key.encode("utf-8")) + len(value.encode("utf-8"))
+    if total > TOTAL_ANNOTATION_SIZE_LIMIT:
+        results.append(
+            Result(f"annotations are too long: must have at most {TOTAL_ANNOTATION_SIZE_LIMIT} bytes (got {total})", field=field)
+        )
+    return results

@@ -1,0 +1,95 @@
+"""Minimal inputs the fuzzer found, kept as plain regression tests.
+
+Each case is the shrunk input of one fuzz failure, rendered through the command path, with the
+outcome the fix gives. The property is the same as in test_fuzz_render.py: valid objects or
+one-line user errors with a field path, never an exception.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from renderer.objectmeta import qualified_name_problem, show
+from tests.fuzz.support import contract_problems, render_text
+
+DCD = textwrap.dedent(
+    """\
+    apiVersion: nvidia.com/v1beta1
+    kind: DynamoComponentDeployment
+    metadata:
+      name: agg-decode
+      namespace: default
+    spec:
+      type: decode
+      podTemplate:
+        spec:
+          containers:
+            - name: main
+              image: test-image:latest
+    """
+)
+
+
+def _refused(tmp_path: Path, text: str, field: str, message: str) -> None:
+    run = render_text(text, tmp_path)
+    assert not contract_problems(run), contract_problems(run)
+    assert run.code == 1, run.stdout
+    assert any(r.field == field and message in r.message for r in run.errors), run.stderr
+
+
+@pytest.mark.parametrize(
+    "namespace, message",
+    [
+        ("x" * 100_000, 'invalid namespace "xxxxxxxx'),  # fuzz: a huge namespace rendered invalid objects
+        ("Team_A", "must be a lowercase RFC 1123 label"),
+        ("ns\n", "must be a lowercase RFC 1123 label"),
+    ],
+)
+def test_invalid_namespace_is_refused_on_the_source(tmp_path: Path, namespace: str, message: str) -> None:
+    text = DCD.replace("namespace: default", f"namespace: {namespace!r}".replace("'", '"') if "\n" in namespace else f"namespace: {namespace}")
+    _refused(tmp_path, text, "metadata.namespace", message)
+
+
+def test_name_with_trailing_newline_is_refused(tmp_path: Path) -> None:
+    # Python's "$" matches before a final newline; Go's does not
+    _refused(tmp_path, DCD.replace("name: agg-decode", 'name: "agg-decode\\n"'), "metadata.name", "invalid name")
+
+
+@pytest.mark.parametrize(
+    "labels, field, message",
+    [
+        ('{"a b": x}', "metadata.labels[a b]", "invalid label key"),
+        ("{a: " + "v" * 64 + "}", "metadata.labels[a]", "invalid label value"),
+        ('{a: "-x"}', "metadata.labels[a]", "invalid label value"),
+        ('{"example.com/": x}', "metadata.labels[example.com/]", "name part must not be empty"),
+        ('{"a/b/c": x}', "metadata.labels[a/b/c]", "optional DNS subdomain prefix"),
+    ],
+)
+def test_invalid_labels_are_refused_on_the_source(tmp_path: Path, labels: str, field: str, message: str) -> None:
+    _refused(tmp_path, DCD.replace("  namespace: default\n", f"  namespace: default\n  labels: {labels}\n"), field, message)
+
+
+def test_oversized_annotations_are_refused_on_the_source(tmp_path: Path) -> None:
+    text = DCD.replace("  namespace: default\n", "  namespace: default\n  annotations: {note: " + "x" * 300_000 + "}\n")
+    _refused(tmp_path, text, "metadata.annotations", "annotations are too long")
+
+
+def test_invalid_namespace_flag_is_refused(tmp_path: Path) -> None:
+    run = render_text(DCD.replace("  namespace: default\n", ""), tmp_path, namespace="Not Valid")
+    assert run.code == 1 and not contract_problems(run)
+    assert any(r.field == "metadata.namespace" for r in run.errors)
+
+
+def test_qualified_names_follow_kubernetes() -> None:
+    assert qualified_name_problem("nvidia.com/dynamo-component-type") is None
+    assert qualified_name_problem("A.b_c-D") is None
+    assert qualified_name_problem("Example.com/x") is not None  # the prefix is a lowercase subdomain
+    assert qualified_name_problem("x" * 64) is not None
+
+
+def test_long_values_are_cut_in_messages() -> None:
+    assert show("x" * 100) == '"' + "x" * 64 + '... (100 characters)"'
+    assert show('a"\n') == '"a\\"\\n"'
