@@ -61,6 +61,16 @@ PROPAGATED_ANNOTATIONS = (
     consts.ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND,
 )
 TOPOLOGY_VOLUME = "topology-labels"
+# Mirrors: internal/dynamo/graph.go isWorkerKvTransferPolicyEnvVar
+KV_TRANSFER_POLICY_ENV = frozenset(
+    (
+        "DYN_KV_TRANSFER_DOMAIN",
+        "DYN_KV_TRANSFER_ENFORCEMENT",
+        "DYN_KV_TRANSFER_PREFERRED_WEIGHT",
+        "DYN_TOPOLOGY_ENABLED",
+        "DYN_TOPOLOGY_MOUNT_PATH",
+    )
+)
 TOPOLOGY_MOUNT_PATH = "/etc/dynamo/topology"
 _LABEL_KEY_PATTERN = (
     r"^(([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?"
@@ -575,7 +585,8 @@ def _apply_kv_transfer_policy(template: dict[str, Any], kvt: KvTransferPolicy) -
     ]
     if kvt.preferred_weight is not None:
         policy_env.append({"name": "DYN_KV_TRANSFER_PREFERRED_WEIGHT", "value": _format_float32(kvt.preferred_weight)})
-    kept = [e for e in main.get("env") or [] if e.get("name") not in {e2["name"] for e2 in policy_env}]
+    # Every policy variable the user or the DGD set is dropped first, even one this policy omits.
+    kept = [e for e in main.get("env") or [] if e.get("name") not in KV_TRANSFER_POLICY_ENV]
     main["env"] = merge_envs(kept, policy_env)
     mount = {"name": TOPOLOGY_VOLUME, "mountPath": TOPOLOGY_MOUNT_PATH, "readOnly": True}
     mounts = [m for m in main.get("volumeMounts") or [] if m.get("name") != TOPOLOGY_VOLUME and m.get("mountPath") != TOPOLOGY_MOUNT_PATH]
