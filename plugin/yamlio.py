@@ -478,7 +478,17 @@ Dumper.add_representer(str, _represent_str)
 
 
 def dump_documents(objects: list[Any]) -> str:
-    """A deterministic multi-document YAML stream (empty string for no objects)."""
+    """A deterministic multi-document YAML stream (empty string for no objects).
+
+    ``plugin.fastyaml`` writes it: the bytes of ``dump_documents_reference``, several times faster.
+    """
+    from plugin.fastyaml import dump_documents as fast_dump_documents
+
+    return fast_dump_documents(objects)
+
+
+def dump_documents_reference(objects: list[Any]) -> str:
+    """The same stream written by PyYAML with ``Dumper`` (the fast emitter's reference and fallback)."""
     if not objects:
         return ""
     return yaml.dump_all(
