@@ -498,7 +498,8 @@ def _validate_restart_order(strategy: RestartStrategy, names: list[str]) -> list
 
 
 def _main_container(pod_template: dict[str, Any] | None) -> dict[str, Any] | None:
-    for container in ((pod_template or {}).get("spec") or {}).get("containers") or []:
+    containers: list[dict[str, Any]] = ((pod_template or {}).get("spec") or {}).get("containers") or []
+    for container in containers:
         if container.get("name") == consts.MAIN_CONTAINER_NAME:
             return container
     return None
@@ -551,7 +552,7 @@ def dcd_name(dgd: DGD, component: Component, worker_hash: str) -> str:
 
 def _ensure_pod_template(spec: dict[str, Any]) -> dict[str, Any]:
     """Mirrors: internal/dynamo/v1beta1_helpers.go ensurePodTemplate (maps created, never nil)."""
-    template = spec.setdefault("podTemplate", {})
+    template: dict[str, Any] = spec.setdefault("podTemplate", {})
     metadata = template.setdefault("metadata", {})
     metadata.setdefault("labels", {})
     metadata.setdefault("annotations", {})
@@ -561,7 +562,7 @@ def _ensure_pod_template(spec: dict[str, Any]) -> dict[str, Any]:
 
 def _ensure_main_container(template: dict[str, Any]) -> dict[str, Any]:
     """Mirrors: internal/dynamo/v1beta1_helpers.go ensureMainContainer (prepends one if absent)."""
-    containers = template["spec"].setdefault("containers", [])
+    containers: list[dict[str, Any]] = template["spec"].setdefault("containers", [])
     for container in containers:
         if container.get("name") == consts.MAIN_CONTAINER_NAME:
             return container
