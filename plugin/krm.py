@@ -39,6 +39,7 @@ from typing import Any, TextIO
 
 import yaml
 
+from plugin import fastyaml
 from plugin.inputs import decode
 from plugin.settings import Settings, resolve_settings
 from plugin.yamlio import Dumper, Loader
@@ -639,41 +640,7 @@ class UnwritableInput(yaml.YAMLError):
 
 
 _STR = "tag:yaml.org,2002:str"
-_MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
-_BOOL = "tag:yaml.org,2002:bool"
-_INT = "tag:yaml.org,2002:int"
-_NULL = "tag:yaml.org,2002:null"
-
-
-def _value_node(value: Any, dumper: Any) -> yaml.Node:
-    """The node ``plugin.yamlio.Dumper`` would represent a plain JSON-like value with.
-
-    Why: the generic representer is the most expensive step of writing large outputs; rendered
-    objects hold only dicts, lists, strings, integers, booleans and nulls, which this builds
-    directly (sorted keys, block style, literal blocks for multi-line strings). Anything else
-    goes through the representer.
-    """
-    kind = type(value)
-    if kind is str:
-        return yaml.ScalarNode(_STR, value, style="|" if "\n" in value else None)
-    if kind is dict:
-        pairs = list(value.items())
-        try:
-            pairs.sort()
-        except TypeError:
-            pass
-        return yaml.MappingNode(_MAP, [(_value_node(k, dumper), _value_node(v, dumper)) for k, v in pairs], flow_style=False)
-    if kind is list:
-        return yaml.SequenceNode(_SEQ, [_value_node(v, dumper) for v in value], flow_style=False)
-    if kind is bool:
-        return yaml.ScalarNode(_BOOL, "true" if value else "false")
-    if kind is int:
-        return yaml.ScalarNode(_INT, str(value))
-    if value is None:
-        return yaml.ScalarNode(_NULL, "null")
-    node: yaml.Node = dumper.represent_data(value)
-    return node
 
 
 def _passthrough_node(node: yaml.Node, dumper: Any, reader: Any, ancestors: set[int] | None = None) -> yaml.Node:
@@ -706,48 +673,82 @@ def _passthrough_node(node: yaml.Node, dumper: Any, reader: Any, ancestors: set[
         ancestors.discard(id(node))
 
 
-def _item_node(entry: yaml.Node | dict[str, Any], dumper: Any, reader: Any) -> yaml.Node:
-    if isinstance(entry, yaml.Node):
-        return _passthrough_node(entry, dumper, reader)
-    return _value_node(entry, dumper)
+class _ItemWriter:
+    """Block YAML text for output items, one block sequence entry (``- ...``) at a time.
 
+    Rendered objects go through the project's fast emitter (``plugin.fastyaml``, the same
+    bytes as every other front end writes); pass-through items are serialized from their
+    nodes. Each entry is written as a one-item top-level sequence, which is exactly how it reads
+    as an item of ``items:`` (PyYAML and libyaml do not indent a sequence under a mapping key).
+    """
 
-def _str_node(value: str) -> yaml.ScalarNode:
-    return yaml.ScalarNode(_STR, value)
+    def __init__(self) -> None:
+        self.fast = fastyaml.Emitter()
+        self.reader = Loader("")
+
+    def rendered(self, objects: Sequence[Any]) -> str:
+        text = self.fast.document(list(objects))
+        if not text.startswith("---\n"):
+            raise AssertionError(f"unexpected document start from the emitter: {text[:20]!r}")
+        return text[4:]
+
+    def passthrough(self, nodes: Sequence[yaml.Node]) -> str:
+        stream = io.StringIO()
+        dumper = _dumper(stream)
+        copies = [_passthrough_node(node, dumper, self.reader) for node in nodes]
+        dumper.open()
+        dumper.serialize(yaml.SequenceNode(_SEQ, copies, flow_style=False))
+        dumper.close()
+        dumper.dispose()
+        text = stream.getvalue()
+        # A "|+" block last in the stream makes libyaml close the document with "..."; inside
+        # the ResourceList the next line ends the block instead.
+        return text[:-4] if text.endswith("\n...\n") else text
+
+    def entries(self, items: Sequence[yaml.Node | dict[str, Any]]) -> str:
+        """Runs of rendered objects and of pass-through nodes, each written in one go."""
+        parts: list[str] = []
+        run: list[Any] = []
+        for entry in [*items, None]:
+            if run and (entry is None or isinstance(entry, yaml.Node) != isinstance(run[0], yaml.Node)):
+                parts.append(self.passthrough(run) if isinstance(run[0], yaml.Node) else self.rendered(run))
+                run = []
+            if entry is not None:
+                run.append(entry)
+        return "".join(parts)
 
 
 def write_resource_list(items: Sequence[yaml.Node | dict[str, Any]], results: Sequence[Result]) -> str:
     """One ResourceList document: items as they are, results in the kyaml shape."""
-    stream = io.StringIO()
-    dumper = _dumper(stream)
-    reader = Loader("")
-    pairs: list[tuple[yaml.Node, yaml.Node]] = [
-        (_str_node("apiVersion"), _str_node(RESOURCE_LIST_API_VERSION)),
-        (_str_node("kind"), _str_node(RESOURCE_LIST_KIND)),
-        (_str_node("items"), yaml.SequenceNode(_SEQ, [_item_node(e, dumper, reader) for e in items], flow_style=False)),
-    ]
+    writer = _ItemWriter()
+    text = f"apiVersion: {RESOURCE_LIST_API_VERSION}\nkind: {RESOURCE_LIST_KIND}\n"
+    text += f"items:\n{writer.entries(items)}" if items else "items: []\n"
     if results:
-        pairs.append((_str_node("results"), _value_node([r.to_krm() for r in results], dumper)))
-    dumper.open()
-    dumper.serialize(yaml.MappingNode(_MAP, pairs, flow_style=False))
-    dumper.close()
-    dumper.dispose()
-    return stream.getvalue()
+        text += f"results:\n{writer.rendered([r.to_krm() for r in results])}"
+    return text
 
 
 def write_stream(items: Sequence[yaml.Node | dict[str, Any]]) -> str:
     """A plain multi-document YAML stream (the legacy exec plugin's stdout)."""
-    if not items:
-        return ""
-    stream = io.StringIO()
-    dumper = _dumper(stream, explicit_start=True)
+    fast = fastyaml.Emitter()
     reader = Loader("")
-    dumper.open()
+    parts: list[str] = []
+    trailer = ""
     for entry in items:
-        dumper.serialize(_item_node(entry, dumper, reader))
-    dumper.close()
-    dumper.dispose()
-    return stream.getvalue()
+        if isinstance(entry, yaml.Node):
+            stream = io.StringIO()
+            dumper = _dumper(stream, explicit_start=True)
+            copy = _passthrough_node(entry, dumper, reader)
+            dumper.open()
+            dumper.serialize(copy)
+            dumper.close()
+            dumper.dispose()
+            parts.append(stream.getvalue())
+            trailer = ""
+        else:
+            parts.append(fast.document(entry))
+            trailer = fast.end()
+    return "".join(parts) + trailer
 
 
 # ---------------------------------------------------------------------------------------------

@@ -189,6 +189,28 @@ def test_pass_through_items_keep_every_scalar_spelling_key_order_and_annotation(
         assert line in out
 
 
+@pytest.mark.parametrize("where", ["last", "before-a-rendered-object"])
+def test_literal_blocks_survive_in_both_writers(where: str) -> None:
+    """Multi-line strings, including a keep-chomped ("|+") block, in pass-through and rendered items."""
+    configmap = (
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: scripts\n  data:\n"
+        "    strip: |-\n      one\n      two\n    keep: |+\n      kept\n\n"
+    )
+    source = dcd("decode", podTemplate={"spec": {"containers": [{
+        "name": "main", "image": "registry.example/worker:1", "env": [{"name": "SCRIPT", "value": "line one\nline two\n"}],
+    }]}})
+    head = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+    text = head + (_dump([source]) + configmap if where == "last" else configmap + _dump([source]))
+    code, out, err, parsed = run_krm(text)
+    assert code == 0, err
+    data = next(o for o in parsed["items"] if o["kind"] == "ConfigMap")["data"]
+    assert data == {"strip": "one\ntwo", "keep": "kept\n\n"}
+    assert "\n...\n" not in out
+    env = {e["name"]: e.get("value") for e in _deployment(parsed)["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert env["SCRIPT"] == "line one\nline two\n"
+    assert "value: |\n" in out
+
+
 def test_output_has_no_anchors_or_aliases_even_when_the_input_has_them() -> None:
     text = """\
 apiVersion: config.kubernetes.io/v1
