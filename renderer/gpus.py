@@ -1,8 +1,8 @@
 """GPU count of the main container, for the backends that size launch commands by it.
 
-Only scalar extended resources are counted here. A container that asks for GPUs through DRA
-ResourceClaims needs the claim templates and device classes of the cluster, which this
-renderer does not read yet, so that case is a clear "not supported yet" error.
+A scalar GPU resource (limits first, then requests) wins. A main container without one that
+names DRA resource claims is counted from the claim templates, claims and device classes in the
+cluster state (``renderer.dra``).
 
 Mirrors: internal/dynamo/graph.go ResolveContainerGPUs, internal/dra/dra.go ResolveGPUCount,
 ExtractGPUCountFromResourceRequirements, gpuResourceNames, gpuCountFromQuantity, isGPUResourceName.
@@ -14,20 +14,12 @@ from typing import Any
 
 from renderer import consts
 from renderer.api import DCD
+from renderer.cluster import EMPTY, ClusterState
+from renderer.dra import is_gpu_resource_name, resolve_gpu_count
 from renderer.quantity import unmarshal_quantity
-from renderer.results import RenderError, go_quote, unsupported
+from renderer.results import RenderError, go_quote
 
-
-def is_gpu_resource_name(name: str) -> bool:
-    """Mirrors: internal/dra/dra.go isGPUResourceName."""
-    normalized = name.lower()
-    return (
-        normalized == "nvidia.com/gpu"
-        or normalized == "gpu"
-        or normalized.endswith("/gpu")
-        or "/mig-" in normalized
-        or normalized.startswith("gpu.")
-    )
+__all__ = ["is_gpu_resource_name", "main_container_gpu_count", "scalar_gpu_count"]
 
 
 def scalar_gpu_count(resources: dict[str, Any], path: str = "resources") -> int:
@@ -50,12 +42,12 @@ def scalar_gpu_count(resources: dict[str, Any], path: str = "resources") -> int:
     return 0
 
 
-def main_container_gpu_count(dcd: DCD) -> int:
+def main_container_gpu_count(dcd: DCD, cluster: ClusterState = EMPTY) -> int:
     """GPUs of the user's main container as written in the DCD (before any rendering).
 
     The backends that need the count add the operator's ``failed to resolve container
     GPUs:`` prefix to any error raised here.
-    Mirrors: internal/dynamo/graph.go ResolveContainerGPUs (scalar path of dra.ResolveGPUCount).
+    Mirrors: internal/dynamo/graph.go ResolveContainerGPUs and internal/dra/dra.go ResolveGPUCount.
     """
     containers = dcd.pod_spec.get("containers") or []
     index = next((i for i, c in enumerate(containers) if c.get("name") == consts.MAIN_CONTAINER_NAME), None)
@@ -66,7 +58,4 @@ def main_container_gpu_count(dcd: DCD) -> int:
     count = scalar_gpu_count(resources, path)
     if count > 0 or not resources.get("claims"):
         return count
-    raise unsupported(
-        f"{path}.claims",
-        "GPU count from DRA ResourceClaims; give the main container a scalar nvidia.com/gpu limit",
-    )
+    return resolve_gpu_count(cluster, dcd.namespace, dcd.pod_spec, resources["claims"], f"{path}.claims")
