@@ -580,9 +580,15 @@ def validate_shared_spec(
                 "experimental.grove.forceScalingGroup",
             )
         if experimental.checkpoint is not None and experimental.checkpoint.enabled:
-            if ctx.checkpoint_gate:
-                out.append(unsupported(f"{prefix}.experimental.checkpoint", "checkpoint-aware pod shaping").to_result())
-            else:
+            # Standalone DCDs get checkpoint-aware pod shaping (renderer.checkpoint); graph components
+            # also need the graph controller's checkpoint creation, which is not ported.
+            if ctx.checkpoint_gate and not ctx.standalone:
+                out.append(
+                    unsupported(
+                        f"{prefix}.experimental.checkpoint", "checkpoints of graph components (checkpoint creation by the graph controller)"
+                    ).to_result()
+                )
+            elif not ctx.checkpoint_gate:
                 error("Forbidden: checkpoint functionality is disabled in the operator configuration", "experimental.checkpoint")
         for message, path in _checkpoint_rules(experimental):
             error(message, path)

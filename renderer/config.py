@@ -406,6 +406,8 @@ class RenderSettings(_Strict):
     companions: bool = True
     gates: Gates = Field(default_factory=Gates)
     api_versions: list[str] | None = Field(default=None, alias="apiVersions")
+    # A cluster-state file (Kubernetes objects, e.g. kubectl get -o yaml output), relative to this config.
+    cluster_state_path: str | None = Field(default=None, alias="clusterStatePath")
     # The operator version that admits DGDs (stamped as nvidia.com/dynamo-operator-origin-version).
     operator_version: str = Field(default=DEFAULT_OPERATOR_VERSION, alias="operatorVersion")
     # "workloads" renders DGDs down to Deployments/LWS; "dcd" stops at the generated DCDs.
@@ -487,12 +489,19 @@ def build_render_config(
     operator: OperatorConfiguration | None,
     settings: RenderSettings | None = None,
     api_versions: list[str] | None = None,
+    cluster_api_versions: list[str] | None = None,
 ) -> tuple[RenderConfig, list[Result]]:
-    """Combine the operator config, plugin settings and cluster API facts into a RenderConfig."""
+    """Combine the operator config, plugin settings and cluster API facts into a RenderConfig.
+
+    API versions: the front end's (``KUBE_API_VERSIONS``), else the settings' ``apiVersions``,
+    else those of the cluster state (a cluster-state file, a live lookup).
+    """
     settings = settings or RenderSettings()
     source = "given" if operator is not None else "helm-defaults"
     operator = operator or helm_default_operator_config()
     versions = api_versions if api_versions is not None else settings.api_versions
+    if versions is None:
+        versions = cluster_api_versions
     lws, reason, results = resolve_lws_gate(operator.orchestrators.lws.enabled, settings.gates.lws, versions)
     # The checkpoint gate needs the PodSnapshot API besides the operator setting.
     checkpoint = operator.checkpoint.enabled

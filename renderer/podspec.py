@@ -20,6 +20,7 @@ from typing import Any
 from renderer import consts
 from renderer.api import DCD
 from renderer.backends import BackendContext, get_backend
+from renderer.checkpoint import CheckpointInfo, apply_probe_cadence
 from renderer.cluster import ClusterState
 from renderer.components import ComponentContext, base_container, base_pod_spec, frontend_container
 from renderer.config import OperatorConfiguration
@@ -323,6 +324,7 @@ def generate_base_pod_spec(
     operator: OperatorConfiguration,
     cluster: ClusterState,
     gpu_count: Callable[[], int],
+    checkpoint: CheckpointInfo | None = None,
 ) -> dict[str, Any]:
     """The pod spec the operator builds for one role of a DCD.
 
@@ -373,6 +375,7 @@ def generate_base_pod_spec(
         gpu_count=gpu_count,
     )
     container = backend.update_container(container, backend_ctx)
+    container = apply_probe_cadence(container, workload_type, checkpoint)
 
     # Pod-level defaults, then the user's pod spec (minus containers) over them.
     pod_spec = base_pod_spec(ctx)

@@ -9,7 +9,7 @@ workload, component Service, model Service, Ingress, VirtualService).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,10 +18,14 @@ from renderer.api import DCD, parse_dcd
 from renderer import companions, epp
 from renderer.dgd import DGD, WORKER_HASH_PLACEHOLDER, Component, dcd_as_written, dcd_name, generate_dcds, parse_dgd
 from renderer.labels import is_k8s_discovery_enabled, kube_annotations, kube_labels
-from renderer.cluster import ClusterState, cluster_state_from_objects
+from renderer.checkpoint import CheckpointInfo, render_checkpoint_storage, resolve_checkpoint
+from renderer.cluster import BUNDLE_SOURCE, ClusterState, StateLayer, build_cluster_state
 from renderer.config import RenderConfig
 from renderer.gpus import main_container_gpu_count
-from renderer.labels import workload_component_type
+from renderer.integrity import check_references, object_index
+from renderer.labels import has_legacy_worker_selector, workload_component_type
+from renderer.naming import lws_name, normalize_kube_resource_name
+from renderer.standalone_companions import render_standalone_companions
 from renderer.results import RenderError, ResourceRef, Result, Severity, unsupported
 from renderer.services import (
     ingress_spec,
@@ -33,15 +37,30 @@ from renderer.services import (
 from renderer.workloads import render_deployment, render_leader_worker_set
 
 
-def render_component(dcd: DCD, config: RenderConfig, cluster: ClusterState) -> list[dict[str, Any]]:
+def render_component(
+    dcd: DCD, config: RenderConfig, cluster: ClusterState, notes: list[Result] | None = None
+) -> list[dict[str, Any]]:
     """Every object the operator's DCD controller creates for one DCD, in reconcile order.
 
-    Raises RenderError for the first problem in this DCD.
+    Raises RenderError for the first problem in this DCD. ``notes``, when given, receives info
+    results naming the defaults assumed for facts the cluster state did not have.
     """
     _check_namespace_allowed(dcd, config)
-    workload_type = workload_component_type(dcd)
-    gpu_count = _once(lambda: main_container_gpu_count(dcd))
+    notes = notes if notes is not None else []
+    existing_legacy = _resolve_existing_legacy_selector(dcd, config, cluster, notes)
+    workload_type = workload_component_type(dcd, existing_legacy=existing_legacy)
+    gpu_count = _once(lambda: main_container_gpu_count(dcd, cluster))
     objects: list[dict[str, Any]] = []
+
+    # Checkpoints (gate on, enabled on the DCD): the storage PVC first, then the checkpoint itself.
+    checkpoint: CheckpointInfo | None = None
+    checkpoint_config = dcd.spec.experimental.checkpoint if dcd.spec.experimental is not None else None
+    if config.checkpoint_enabled and checkpoint_config is not None and checkpoint_config.enabled:
+        pvcs, pvc_notes = render_checkpoint_storage(dcd.namespace, config.operator.checkpoint, cluster)
+        objects += pvcs
+        notes += pvc_notes
+        checkpoint, checkpoint_notes = resolve_checkpoint(checkpoint_config, dcd.namespace, cluster)
+        notes += checkpoint_notes
 
     # Workload: a LeaderWorkerSet for multinode under the LWS gate, else a Deployment.
     if dcd.spec.is_multinode:
@@ -51,9 +70,9 @@ def render_component(dcd: DCD, config: RenderConfig, cluster: ClusterState) -> l
                 "would render a broken single-pod Deployment, so this is refused",
                 "spec.multinode.nodeCount",
             )
-        objects.append(render_leader_worker_set(dcd, workload_type, config, cluster, gpu_count))
+        objects.append(render_leader_worker_set(dcd, workload_type, config, cluster, gpu_count, checkpoint))
     else:
-        objects.append(render_deployment(dcd, workload_type, config, cluster, gpu_count))
+        objects.append(render_deployment(dcd, workload_type, config, cluster, gpu_count, checkpoint))
 
     # Component Service, the model's headless Service, then ingress objects.
     service = render_component_service(dcd, workload_type, config.operator.discovery.backend)
@@ -70,6 +89,35 @@ def render_component(dcd: DCD, config: RenderConfig, cluster: ClusterState) -> l
     if virtual_service is not None:
         objects.append(virtual_service)
     return objects
+
+
+def _resolve_existing_legacy_selector(dcd: DCD, config: RenderConfig, cluster: ClusterState, notes: list[Result]) -> bool:
+    """Whether an existing workload or Service of this DCD still selects pods as a legacy worker.
+
+    Only prefill/decode DCDs whose own labels do not settle it read the cluster (a
+    Deployment ``<dcd>``, under the LWS gate a LeaderWorkerSet ``<dcd>-0``, a Service
+    ``normalize(<dcd>)``); not found means a fresh install.
+    Mirrors: internal/controller/dynamocomponentdeployment_renderer.go getDCDWorkloadComponentType,
+    hasExistingLegacyWorkerSelector.
+    """
+    component_type = workload_component_type(dcd)
+    if component_type not in (consts.COMPONENT_TYPE_PREFILL, consts.COMPONENT_TYPE_DECODE):
+        return False
+    service = normalize_kube_resource_name(dcd.name)
+    candidates = cluster.workload_selector_labels(
+        dcd.namespace, dcd.name, lws_name(dcd.name) if config.lws_enabled else None, service
+    )
+    for source, labels in candidates:
+        if has_legacy_worker_selector(labels, component_type):
+            notes.append(
+                Result(
+                    f"existing {source} selects the pre-v1beta1 worker labels: rendered as component type worker, "
+                    "as the operator keeps it",
+                    severity=Severity.INFO,
+                )
+            )
+            return True
+    return False
 
 
 def _check_namespace_allowed(dcd: DCD, config: RenderConfig) -> None:
@@ -285,18 +333,26 @@ def render_items(
     default_namespace: str,
     keep_sources: bool = False,
     cluster: ClusterState | None = None,
+    cluster_layers: Sequence[StateLayer] = (),
 ) -> Rendered:
     """Render every DCD of a bundle; pass every other object through untouched.
 
     Output order: the rendered objects of each DCD in input order (objects shared by several
     DCDs, such as a model Service, appear once, where first rendered), then every other input
     object in input order (rendered DCDs are dropped unless ``keep_sources``).
+
+    The cluster state is built from the bundle's own objects over ``cluster_layers`` (a
+    cluster-state file, a live lookup), unless ``cluster`` is given. Standalone DCDs also get
+    their companion objects when ``config.companions`` is on. Last, every object a rendered pod
+    references is checked against the output and the cluster state.
     """
     items = list(items)
     out = Rendered()
     if cluster is None:
-        cluster, state_results = cluster_state_from_objects((i.obj for i in items), default_namespace)
+        bundle = StateLayer(BUNDLE_SOURCE, tuple(i.obj for i in items))
+        cluster, state_results = build_cluster_state([bundle, *cluster_layers], default_namespace)
         out.results.extend(state_results)
+    owners: list[tuple[ResourceRef, Item, list[dict[str, Any]]]] = []
     rendered: list[dict[str, Any]] = []
     seen: set[tuple[str, str, str, str]] = set()
     passthrough: list[dict[str, Any]] = []
@@ -312,6 +368,7 @@ def render_items(
             except RenderError as err:
                 out.results.append(err.to_result(dgd.ref).with_source(item.file, item.index))
                 continue
+            owners.append((dgd.ref, item, objects))
             _add_unique(objects, rendered, seen)
             if keep_sources:
                 passthrough.append(obj)
@@ -323,11 +380,17 @@ def render_items(
         out.results.extend(r.with_source(item.file, item.index) for r in results)
         if dcd is None:
             continue
+        notes: list[Result] = []
         try:
-            objects = render_component(dcd, config, cluster)
+            objects = render_component(dcd, config, cluster, notes)
         except RenderError as err:
             out.results.append(err.to_result(dcd.ref).with_source(item.file, item.index))
             continue
+        out.results.extend(n.with_resource(dcd.ref).with_source(item.file, item.index) for n in notes)
+        owners.append((dcd.ref, item, objects))
+        # Companions the graph controller would create: before the workload, as it creates them.
+        if config.companions:
+            objects = render_standalone_companions(dcd, config) + objects
         _add_unique(objects, rendered, seen)
         if keep_sources:
             passthrough.append(obj)
@@ -339,7 +402,21 @@ def render_items(
                 severity=Severity.INFO,
             )
         )
+    if rendered and cluster.sources == (BUNDLE_SOURCE,):
+        out.results.append(
+            Result(
+                "no cluster state given (--cluster-state, clusterStatePath or --live): assumed a fresh cluster besides "
+                "the input (no labelled component ServiceAccounts, pull secrets, existing workloads, DynamoCheckpoints "
+                "or DRA objects)",
+                severity=Severity.INFO,
+            )
+        )
     out.objects = rendered + passthrough
+
+    # Every ServiceAccount, ConfigMap, Secret, PVC and claim a rendered pod needs: there, or reported.
+    emitted = object_index(out.objects, default_namespace)
+    for ref, item, objects in owners:
+        out.results.extend(r.with_source(item.file, item.index) for r in check_references(ref, objects, emitted, cluster))
     return out
 
 

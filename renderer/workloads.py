@@ -14,6 +14,16 @@ from typing import Any
 
 from renderer import consts, gotypes
 from renderer.api import DCD
+from renderer.checkpoint import (
+    STARTUP_POLICY_IMMEDIATE,
+    STARTUP_POLICY_WAIT,
+    CheckpointInfo,
+    effective_seccomp_profile,
+    inject_restore,
+    resolve_restore,
+    restore_candidate_metadata,
+    restore_pod_metadata,
+)
 from renderer.cluster import ClusterState
 from renderer.config import RenderConfig
 from renderer.labels import (
@@ -28,42 +38,6 @@ from renderer.naming import lws_name
 from renderer.podspec import generate_base_pod_spec
 from renderer.results import RenderError
 
-# Snapshot-protocol keys scrubbed from every pod template that is not a checkpoint restore target.
-_SNAPSHOT_LABELS = (
-    consts.LABEL_SNAPSHOT_IS_CHECKPOINT_SOURCE,
-    consts.LABEL_SNAPSHOT_IS_RESTORE_TARGET,
-    consts.LABEL_SNAPSHOT_CHECKPOINT_ID,
-)
-_SNAPSHOT_ANNOTATIONS = (
-    consts.ANNOTATION_SNAPSHOT_ARTIFACT_VERSION,
-    consts.ANNOTATION_SNAPSHOT_RESTORE_STATUS,
-    consts.ANNOTATION_SNAPSHOT_RESTORE_CONTAINER_ID,
-    consts.ANNOTATION_SNAPSHOT_TARGET_CONTAINERS,
-    consts.ANNOTATION_SNAPSHOT_STORAGE_TYPE,
-    consts.ANNOTATION_SNAPSHOT_STORAGE_BASE_PATH,
-    consts.ANNOTATION_CHECKPOINT_RESTORE_CANDIDATE,
-    consts.ANNOTATION_CHECKPOINT_NAME,
-    consts.ANNOTATION_CHECKPOINT_STARTUP_POLICY,
-)
-_SNAPSHOT_ANNOTATION_PREFIXES = (
-    consts.ANNOTATION_SNAPSHOT_RESTORE_STATUS + ".",
-    consts.ANNOTATION_SNAPSHOT_RESTORE_CONTAINER_ID + ".",
-)
-
-
-def scrub_checkpoint_metadata(labels: dict[str, str], annotations: dict[str, str]) -> None:
-    """Remove restore-target metadata from a pod template with no ready checkpoint.
-
-    Mirrors: internal/checkpoint/podspec.go ApplyRestorePodMetadataWithStorageConfig (not ready).
-    """
-    for key in _SNAPSHOT_LABELS:
-        labels.pop(key, None)
-    for key in _SNAPSHOT_ANNOTATIONS:
-        annotations.pop(key, None)
-    for key in [k for k in annotations if k.startswith(_SNAPSHOT_ANNOTATION_PREFIXES)]:
-        del annotations[key]
-
-
 def render_pod_template(
     dcd: DCD,
     workload_type: str,
@@ -71,8 +45,12 @@ def render_pod_template(
     config: RenderConfig,
     cluster: ClusterState,
     gpu_count: Callable[[], int],
+    checkpoint: CheckpointInfo | None = None,
 ) -> dict[str, Any]:
     """The pod template of one role: operator labels, annotations and the base pod spec.
+
+    ``checkpoint`` is the resolved checkpoint of a DCD that enables one under the checkpoint
+    gate (None otherwise).
 
     Mirrors: internal/controller/dynamocomponentdeployment_renderer.go generatePodTemplateSpec.
     """
@@ -94,7 +72,11 @@ def render_pod_template(
     if dcd.labels.get(consts.LABEL_WORKER_HASH):
         labels[consts.LABEL_WORKER_HASH] = dcd.labels[consts.LABEL_WORKER_HASH]
 
-    pod_spec = generate_base_pod_spec(dcd, workload_type, role, config.operator, cluster, gpu_count)
+    pod_spec = generate_base_pod_spec(dcd, workload_type, role, config.operator, cluster, gpu_count, checkpoint)
+    # Under the checkpoint gate, a pod waiting for its checkpoint becomes a restore target once it is Ready.
+    if config.checkpoint_enabled and (checkpoint is None or checkpoint.startup_policy == STARTUP_POLICY_WAIT):
+        restore = resolve_restore(checkpoint, config.operator.checkpoint.storage, dcd.namespace, cluster)
+        pod_spec = inject_restore(pod_spec, restore, effective_seccomp_profile(config.operator.checkpoint))
     if not pod_spec.get("containers"):
         raise RenderError("no containers found in base pod spec", "spec.podTemplate.spec.containers")
 
@@ -102,7 +84,11 @@ def render_pod_template(
     if is_k8s_discovery_enabled(config.operator.discovery.backend, annotations):
         labels[consts.LABEL_DISCOVERY_BACKEND] = consts.DISCOVERY_BACKEND_KUBERNETES
         labels[consts.LABEL_DISCOVERY_ENABLED] = consts.LABEL_VALUE_TRUE
-    scrub_checkpoint_metadata(labels, annotations)
+    # Checkpoint metadata: restore-candidate annotations (Immediate), else restore-target metadata or a scrub.
+    if checkpoint is not None and checkpoint.startup_policy in ("", STARTUP_POLICY_IMMEDIATE):
+        labels, annotations = restore_candidate_metadata(labels, annotations, checkpoint)
+    else:
+        labels, annotations = restore_pod_metadata(labels, annotations, checkpoint, config.operator.checkpoint.storage)
 
     # ServiceAccount of last resort: a labelled component-pod ServiceAccount, else "default".
     if not pod_spec.get("serviceAccountName"):
@@ -177,11 +163,16 @@ def _object_meta(name: str, namespace: str, labels: dict[str, str], annotations:
 
 
 def render_deployment(
-    dcd: DCD, workload_type: str, config: RenderConfig, cluster: ClusterState, gpu_count: Callable[[], int]
+    dcd: DCD,
+    workload_type: str,
+    config: RenderConfig,
+    cluster: ClusterState,
+    gpu_count: Callable[[], int],
+    checkpoint: CheckpointInfo | None = None,
 ) -> dict[str, Any]:
     """Mirrors: internal/controller/dynamocomponentdeployment_controller.go generateDeployment."""
     annotations = kube_annotations(dcd)
-    template = render_pod_template(dcd, workload_type, consts.ROLE_MAIN, config, cluster, gpu_count)
+    template = render_pod_template(dcd, workload_type, consts.ROLE_MAIN, config, cluster, gpu_count, checkpoint)
     spec: dict[str, Any] = {}
     if dcd.spec.replicas is not None:
         spec["replicas"] = dcd.spec.replicas
@@ -239,7 +230,12 @@ def check_main_container(pod_spec: dict[str, Any], role: str) -> None:
 
 
 def render_leader_worker_set(
-    dcd: DCD, workload_type: str, config: RenderConfig, cluster: ClusterState, gpu_count: Callable[[], int]
+    dcd: DCD,
+    workload_type: str,
+    config: RenderConfig,
+    cluster: ClusterState,
+    gpu_count: Callable[[], int],
+    checkpoint: CheckpointInfo | None = None,
 ) -> dict[str, Any]:
     """One LeaderWorkerSet ``<dcd>-0`` whose groups are the DCD's replicas.
 
@@ -249,7 +245,7 @@ def render_leader_worker_set(
     overlay = workload_pod_labels(dcd, workload_type)
     templates: dict[str, dict[str, Any]] = {}
     for role in (consts.ROLE_LEADER, consts.ROLE_WORKER):
-        template = render_pod_template(dcd, workload_type, role, config, cluster, gpu_count)
+        template = render_pod_template(dcd, workload_type, role, config, cluster, gpu_count, checkpoint)
         labels = dict(template["metadata"].get("labels") or {})
         labels.update(overlay)
         labels[consts.LABEL_ROLE] = role
