@@ -45,10 +45,27 @@ def cli() -> None:
     help="Render DynamoGraphDeployments down to workloads, or stop at the generated DCDs (default: the config's "
     "emit setting, else workloads).",
 )
+@click.option(
+    "--cluster-state",
+    type=click.Path(exists=True),
+    help="Cluster facts as Kubernetes objects (a file or directory, e.g. kubectl get -o yaml output); the input "
+    "bundle's own objects win over it.",
+)
+@click.option("--live", is_flag=True, help="Also read cluster facts from the current kubeconfig context (read-only GET and LIST).")
+@click.option("--kubeconfig", type=click.Path(dir_okay=False), help="Kubeconfig for --live (default: KUBECONFIG, ~/.kube/config, in-cluster).")
+@click.option("--context", "kube_context", help="Kubeconfig context for --live.")
+@click.option(
+    "--companions/--no-companions",
+    default=None,
+    help="Emit the discovery RBAC, wait-for-leader ConfigMap and ServiceAccounts a standalone DCD's pods reference "
+    "(default: the config's companions setting, else on).",
+)
 @click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
 @click.option("-v", "--verbose", is_flag=True, help="Also print info notes (assumed defaults).")
 def render(paths: tuple[str, ...], operator_config: str | None, config_path: str | None, namespace: str | None,
-           keep_sources: bool, lws: bool | None, emit: str | None, output: str, verbose: bool) -> None:
+           keep_sources: bool, lws: bool | None, emit: str | None, cluster_state: str | None, live: bool,
+           kubeconfig: str | None, kube_context: str | None, companions: bool | None, output: str,
+           verbose: bool) -> None:
     """Render DynamoComponentDeployments and DynamoGraphDeployments in PATHS (files, directories, or - for stdin)."""
     from plugin.render_cmd import main_stdio
 
@@ -63,6 +80,11 @@ def render(paths: tuple[str, ...], operator_config: str | None, config_path: str
             emit=emit,
             output=output,
             verbose=verbose,
+            cluster_state=cluster_state,
+            live=live,
+            companions=companions,
+            kubeconfig=kubeconfig,
+            context=kube_context,
         )
     )
     sys.exit(code)

@@ -12,7 +12,9 @@ from typing import TextIO
 
 from plugin.inputs import load_sources, read_sources
 from plugin.settings import resolve_settings
+from plugin.state_sources import LIVE_SOURCE, LiveCluster, namespaces_of
 from plugin.yamlio import dump_documents, dump_json
+from renderer.cluster import StateLayer
 from renderer.render import Item, render_items
 from renderer.results import Result, Severity
 
@@ -36,6 +38,11 @@ def run(
     verbose: bool,
     stdout: TextIO,
     stderr: TextIO,
+    cluster_state: str | None = None,
+    live: bool = False,
+    companions: bool | None = None,
+    kubeconfig: str | None = None,
+    context: str | None = None,
     emit: str | None = None,
 ) -> int:
     """Render ``paths`` and write the stream; returns the exit code."""
@@ -46,9 +53,28 @@ def run(
         overrides["gates"] = {"lws": lws}
     if emit is not None:
         overrides["emit"] = emit
-    settings, results = resolve_settings(
-        operator_config_path=operator_config, config_path=config, namespace=namespace, overrides=overrides
+    if companions is not None:
+        overrides["companions"] = companions
+    # The live lookup (opt-in): API discovery first, as the gates depend on it.
+    results: list[Result] = []
+    cluster: LiveCluster | None = None
+    discovered: list[StateLayer] = []
+    if live:
+        cluster, problems = LiveCluster.connect(kubeconfig, context)
+        results.extend(problems)
+        if cluster is not None:
+            served, problems = cluster.discover()
+            results.extend(problems)
+            discovered.append(StateLayer(LIVE_SOURCE, api_versions=served))
+    settings, problems = resolve_settings(
+        operator_config_path=operator_config,
+        config_path=config,
+        namespace=namespace,
+        overrides=overrides,
+        cluster_state_path=cluster_state,
+        extra_layers=discovered,
     )
+    results.extend(problems)
     sources, problems = read_sources(paths)
     results.extend(problems)
     documents, problems = load_sources(sources)
@@ -56,11 +82,20 @@ def run(
     if settings is None or any(r.is_error for r in results):
         report(results, stderr, verbose)
         return 1
+    layers = list(settings.cluster_layers)
+    if cluster is not None:
+        layer, problems = cluster.state_layer(namespaces_of((doc.obj for doc in documents), settings.namespace))
+        results.extend(problems)
+        layers.append(layer)
+        if any(r.is_error for r in results):
+            report(results, stderr, verbose)
+            return 1
     rendered = render_items(
         (Item(doc.obj, doc.file, doc.index) for doc in documents),
         settings.config,
         settings.namespace,
         keep_sources=settings.settings.keep_sources,
+        cluster_layers=layers,
     )
     results.extend(rendered.results)
     report(results, stderr, verbose)

@@ -8,12 +8,15 @@ config). With neither, the operator Helm chart's defaults are assumed.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from plugin.inputs import decode
+from plugin.state_sources import load_state_file
 from plugin.yamlio import load_documents
 from renderer import consts
+from renderer.cluster import StateLayer
 from renderer.config import (
     RENDER_CONFIG_KIND,
     OperatorConfiguration,
@@ -33,6 +36,8 @@ class Settings:
     config: RenderConfig
     settings: RenderSettings
     namespace: str
+    # Cluster facts besides the input bundle (a cluster-state file), highest precedence first.
+    cluster_layers: tuple[StateLayer, ...] = ()
 
 
 def _read_single_document(path: str) -> tuple[dict[str, Any] | None, list[Result]]:
@@ -71,12 +76,16 @@ def resolve_settings(
     api_versions: list[str] | None = None,
     base_dir: str = ".",
     overrides: dict[str, Any] | None = None,
+    cluster_state_path: str | None = None,
+    extra_layers: Sequence[StateLayer] = (),
 ) -> tuple[Settings | None, list[Result]]:
     """Combine flags and documents into Settings; any error means None.
 
     ``settings_doc`` is an already-parsed DynamoRenderConfig (KRM functionConfig, CMP parameters);
-    ``config_path`` reads one from a file. ``operatorConfigPath`` inside it is resolved against
-    the config file's directory (or ``base_dir``).
+    ``config_path`` reads one from a file. ``operatorConfigPath`` and ``clusterStatePath`` inside
+    it are resolved against the config file's directory (or ``base_dir``). ``cluster_state_path``
+    (a flag) wins over ``clusterStatePath``. ``extra_layers`` (a live lookup) only lend their API
+    versions, after the cluster-state file's.
     """
     results: list[Result] = []
     settings = RenderSettings()
@@ -115,15 +124,27 @@ def resolve_settings(
             path = os.path.join(base_dir, path)
         operator, problems = load_operator_config(path)
         results.extend(problems)
+    layers: list[StateLayer] = []
+    state_path = cluster_state_path
+    if state_path is None and settings.cluster_state_path is not None:
+        state_path = settings.cluster_state_path
+        if not os.path.isabs(state_path):
+            state_path = os.path.join(base_dir, state_path)
+    if state_path is not None:
+        layer, problems = load_state_file(state_path)
+        results.extend(problems)
+        if layer is not None:
+            layers.append(layer)
     if any(r.is_error for r in results):
         return None, results
 
-    config, problems = build_render_config(operator, settings, api_versions)
+    cluster_versions = next((list(src.api_versions) for src in (*layers, *extra_layers) if src.api_versions is not None), None)
+    config, problems = build_render_config(operator, settings, api_versions, cluster_versions)
     results.extend(problems)
     if any(r.is_error for r in results):
         return None, results
     ns = namespace or settings.namespace or "default"
-    return Settings(config=config, settings=settings, namespace=ns), results
+    return Settings(config=config, settings=settings, namespace=ns, cluster_layers=tuple(layers)), results
 
 
 __all__ = ["RENDER_CONFIG_KIND", "Settings", "load_operator_config", "resolve_settings"]
