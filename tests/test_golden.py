@@ -1,9 +1,15 @@
 """Golden cases: ``tests/golden/<group>/<case>/`` rendered through the CLI path.
 
 Each case has ``input.yaml``, an optional ``config.yaml`` (DynamoRenderConfig or
-OperatorConfiguration), a ``case.yaml`` naming the upstream test or rule it restates, and
+OperatorConfiguration), an optional ``cluster.yaml`` (cluster facts, passed as
+``--cluster-state``), a ``case.yaml`` naming the upstream test or rule it restates, and
 either ``output.yaml`` (expected objects, with the operator golden harness's directives) or
-``errors.txt`` (one regex per line, each must match a reported line).
+``errors.txt`` (one regex per line, each must match a reported line). A rendering case may add
+``messages.txt`` (regexes that warnings or notes on stderr must match).
+
+``case.yaml`` keys besides ``source``: ``namespace``, ``lws``, ``keepSources``, ``partial``
+(only kinds present in output.yaml are checked) and ``companions`` (true or false: force the
+companion objects of standalone DCDs on or off; by default the config decides, else on).
 
 A mismatch writes ``output.yaml.new`` beside the case. ``UPDATE_GOLDEN=1`` rewrites
 ``output.yaml`` from the actual render and still fails, so nothing is accepted unreviewed.
@@ -40,6 +46,7 @@ def _load_all(path: Path) -> list[Any]:
 def render_case(case: Path) -> tuple[int, str, str, dict[str, Any]]:
     meta = yaml.safe_load((case / "case.yaml").read_text()) or {}
     config = case / "config.yaml"
+    cluster = case / "cluster.yaml"
     stdout, stderr = io.StringIO(), io.StringIO()
     code = run(
         paths=[str(case / "input.yaml")],
@@ -52,6 +59,8 @@ def render_case(case: Path) -> tuple[int, str, str, dict[str, Any]]:
         verbose=True,
         stdout=stdout,
         stderr=stderr,
+        cluster_state=str(cluster) if cluster.exists() else None,
+        companions=meta.get("companions"),
     )
     return code, stdout.getvalue(), stderr.getvalue(), meta
 
@@ -71,6 +80,11 @@ def test_golden(case: Path) -> None:
         return
 
     assert code == 0, f"render failed (exit {code}):\n{err}"
+    messages_file = case / "messages.txt"
+    if messages_file.exists():
+        lines = err.splitlines()
+        for pattern in [p for p in messages_file.read_text().splitlines() if p.strip()]:
+            assert any(re.search(pattern, line) for line in lines), f"no reported line matches {pattern!r}:\n{err}"
     actual = [d for d in yaml.safe_load_all(out) if d is not None]
     schema_problems = [f"{o.get('kind')}/{o['metadata'].get('name')}: {p}" for o in actual for p in validate_object(o)]
     assert not schema_problems, "rendered objects fail schema validation:\n" + "\n".join(schema_problems)
