@@ -86,7 +86,7 @@ def test_main_container_gpu_count_prefers_a_scalar_over_claims() -> None:
     assert main_container_gpu_count(dcd) == 1
 
 
-def test_main_container_gpu_count_from_claims_is_not_supported_yet() -> None:
+def test_main_container_gpu_count_from_claims_needs_the_claim_template() -> None:
     dcd = _dcd(
         [{"name": "sidecar", "image": "s"}, {"name": "main", "image": "m", "resources": {"claims": [{"name": "gpu"}]}}],
         {"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]},
@@ -94,7 +94,9 @@ def test_main_container_gpu_count_from_claims_is_not_supported_yet() -> None:
     with pytest.raises(RenderError) as err:
         main_container_gpu_count(dcd)
     assert err.value.field == "spec.podTemplate.spec.containers[1].resources.claims"
-    assert err.value.message.startswith("not supported yet: spec.podTemplate.spec.containers[1].resources.claims")
+    assert err.value.message == (
+        'failed to get ResourceClaimTemplate default/one-gpu: resourceclaimtemplates.resource.k8s.io "one-gpu" not found'
+    )
 
 
 def test_main_container_gpu_count_without_a_main_container_is_zero() -> None:

@@ -263,10 +263,17 @@ def test_broken_symlink_to_a_manifest_is_reported(tmp_path: Path) -> None:
 # generate, in process
 
 
+# A standalone DCD with Kubernetes discovery comes with the discovery RBAC its pods use.
+COMPANIONS = ["ServiceAccount", "Role", "RoleBinding"]
+
+
 def test_generate_renders_into_the_destination_namespace(repo: Path) -> None:
     code, objects, err = run(repo / "apps" / "web", app_env())
     assert code == 0, err
     assert [(o["kind"], o["metadata"]["name"], o["metadata"]["namespace"]) for o in objects] == [
+        ("ServiceAccount", "web-k8s-service-discovery", "llm"),
+        ("Role", "web-k8s-service-discovery-role", "llm"),
+        ("RoleBinding", "web-k8s-service-discovery-binding", "llm"),
         ("Deployment", "web", "llm"),
         ("Service", "web", "llm"),
     ]
@@ -298,8 +305,8 @@ def test_config_file_with_operator_config_path_and_gates(repo: Path) -> None:
     code, objects, err = run(repo / "apps" / "web", env)
     assert code == 0, err
     # The config file itself is not rendered; its settings and operator config apply.
-    assert [o["kind"] for o in objects] == ["Deployment", "Service", "DynamoComponentDeployment"]
-    container = objects[0]["spec"]["template"]["spec"]["containers"][0]
+    assert [o["kind"] for o in objects] == COMPANIONS + ["Deployment", "Service", "DynamoComponentDeployment"]
+    container = objects[len(COMPANIONS)]["spec"]["template"]["spec"]["containers"][0]
     assert {"name": "NATS_SERVER", "value": "nats://nats.example:4222"} in container["env"]
 
 
@@ -317,7 +324,8 @@ def test_sidecar_settings_may_point_outside_the_repository(repo: Path, tmp_path:
     op = write(tmp_path / "mounted" / "config.yaml", OPERATOR_CONFIG)
     code, objects, err = run(repo / "apps" / "web", app_env(DYNAMO_RENDER_OPERATOR_CONFIG_PATH=str(op)))
     assert code == 0, err
-    assert {"name": "NATS_SERVER", "value": "nats://nats.example:4222"} in objects[0]["spec"]["template"]["spec"]["containers"][0]["env"]
+    deployment = objects[len(COMPANIONS)]
+    assert {"name": "NATS_SERVER", "value": "nats://nats.example:4222"} in deployment["spec"]["template"]["spec"]["containers"][0]["env"]
     # An Application's own setting may not.
     code, _, err = run(repo / "apps" / "web", app_env(ARGOCD_ENV_DYNAMO_RENDER_OPERATOR_CONFIG_PATH=str(op)))
     assert code == 1 and "ARGOCD_ENV_DYNAMO_RENDER_OPERATOR_CONFIG_PATH: must be a path relative to the application folder" in err
@@ -368,7 +376,7 @@ def test_local_config_documents_are_dropped(repo: Path) -> None:
           "metadata:\n  name: s\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\nspec: {}\n")
     code, objects, err = run(repo / "apps" / "web", app_env())
     assert code == 0, err
-    assert [o["kind"] for o in objects] == ["Deployment", "Service"]
+    assert [o["kind"] for o in objects] == COMPANIONS + ["Deployment", "Service"]
 
 
 def test_invalid_utf8_and_every_dcd_problem_are_reported_together(repo: Path) -> None:

@@ -234,7 +234,8 @@ def test_a_valid_file_passes_silently_and_notes_need_verbose(tmp_path: Path) -> 
     assert _validate(good) == (0, [])
     code, lines = _validate("-v", good, good)
     assert code == 0
-    assert len(lines) == 1 and lines[0].startswith("[info]: no operator configuration given")
+    assert len(lines) == 2 and lines[0].startswith("[info]: no operator configuration given")
+    assert lines[1].startswith("[info]: no cluster state given")
 
 
 def test_directories_are_walked_and_every_bad_file_is_reported(tmp_path: Path) -> None:
@@ -411,11 +412,20 @@ def test_hydrate_layout_mirrors_the_source_tree(tree: Path) -> None:
         return [(o["kind"], o["metadata"]["name"]) for o in _objects(path)]  # type: ignore[index]
 
     assert names(tree / "rendered" / "zz-model-twin.yaml") == [
+        ("ServiceAccount", "twin-k8s-service-discovery"),
+        ("Role", "twin-k8s-service-discovery-role"),
+        ("RoleBinding", "twin-k8s-service-discovery-binding"),
         ("Deployment", "twin"),
         ("Service", "twin"),
         ("Service", "dynamo-model-fb68f5a6"),
     ]
-    assert names(tree / "rendered" / "apps" / "model.yaml") == [("Deployment", "other"), ("Service", "other")]
+    assert names(tree / "rendered" / "apps" / "model.yaml") == [
+        ("ServiceAccount", "other-k8s-service-discovery"),
+        ("Role", "other-k8s-service-discovery-role"),
+        ("RoleBinding", "other-k8s-service-discovery-binding"),
+        ("Deployment", "other"),
+        ("Service", "other"),
+    ]
     assert _hydrate("--config", "deploy/settings.yaml", "deploy", "rendered") == (0, "")
 
 
@@ -524,7 +534,7 @@ def test_hydrate_needs_both_folders(capsys: pytest.CaptureFixture[str]) -> None:
 def test_keep_sources_writes_the_dynamo_resources_too(tree: Path) -> None:
     _hydrate("--fix", "--keep-sources", "deploy", "rendered")
     kinds = [o["kind"] for o in _objects(tree / "rendered" / "apps" / "worker.yaml")]  # type: ignore[index]
-    assert kinds == ["Deployment", "Service", "DynamoComponentDeployment"]
+    assert kinds == ["ServiceAccount", "Role", "RoleBinding", "Deployment", "Service", "DynamoComponentDeployment"]
 
 
 def _git(cwd: Path, *args: str) -> None:
