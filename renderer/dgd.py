@@ -35,6 +35,7 @@ from renderer.api import (
     _Strict,
     apply_pod_template_defaults,
     parse_metadata,
+    validate_pod_template_schema,
     validate_shared_spec,
 )
 from renderer.config import RenderConfig
@@ -263,6 +264,7 @@ def parse_dgd(obj: dict[str, Any], default_namespace: str, config: RenderConfig)
         pod_template: dict[str, Any] | None = None
         if component.pod_template is not None:
             defaulted = apply_pod_template_defaults(component.pod_template)
+            results.extend(p.with_resource(ref) for p in validate_pod_template_schema(defaulted, f"{path}.podTemplate"))
             normalized, problems = gotypes.normalize("PodTemplateSpec", defaulted, f"{path}.podTemplate")
             results.extend(p.with_resource(ref) for p in problems)
             if isinstance(normalized, dict):

@@ -93,3 +93,23 @@ def test_qualified_names_follow_kubernetes() -> None:
 def test_long_values_are_cut_in_messages() -> None:
     assert show("x" * 100) == '"' + "x" * 64 + '... (100 characters)"'
     assert show('a"\n') == '"a\\"\\n"'
+
+
+def test_graph_component_pod_template_gets_the_crd_structural_rules(tmp_path: Path) -> None:
+    # fuzz: a corpus DGD with a volume's name deleted rendered a Deployment with an unnamed volume
+    text = textwrap.dedent(
+        """\
+        apiVersion: nvidia.com/v1beta1
+        kind: DynamoGraphDeployment
+        metadata: {name: g, annotations: {nvidia.com/enable-grove: "false"}}
+        spec:
+          components:
+            - name: w
+              type: worker
+              podTemplate:
+                spec:
+                  containers: [{name: main, image: "registry.example/w:1.0.0"}]
+                  volumes: [{emptyDir: {}}]
+        """
+    )
+    _refused(tmp_path, text, "spec.components[0].podTemplate.spec.volumes[0].name", "required field missing")
