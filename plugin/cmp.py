@@ -428,6 +428,13 @@ class Plan:
     skip: frozenset[str]
 
 
+def _files_below(path: str) -> list[str]:
+    """Real paths of the files under a directory (none for a file)."""
+    if not os.path.isdir(path):
+        return []
+    return [os.path.realpath(os.path.join(d, f)) for d, _, names in os.walk(path) for f in names]
+
+
 def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str]) -> tuple[Plan | None, list[Result]]:
     """Turn the options into render settings; reads the config files they name."""
     results: list[Result] = []
@@ -477,6 +484,18 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
                         if operator_path is not None:
                             skip.add(operator_path)
                         operator_origin = config_value.origin
+                    # The cluster-state file is read from the repository too, and is not rendered itself.
+                    state = spec.pop("clusterStatePath", None)
+                    if isinstance(state, str):
+                        base = os.path.dirname(real)
+                        if config_value.origin == SIDECAR:
+                            state_path: str | None = os.path.realpath(os.path.join(base, state))
+                        else:
+                            state_path, problems = tree.confine(state, base, "spec.clusterStatePath")
+                            results.extend(p.with_source(display, 0) for p in problems)
+                        if state_path is not None:
+                            spec["clusterStatePath"] = state_path
+                            skip.update([state_path, *_files_below(state_path)])
 
     # The operator configuration from the options: the highest origin wins; one origin, one form.
     inline = options.get("operator-config")
@@ -603,7 +622,13 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
             items.append(Item(doc.obj, doc.file, doc.index))
 
     # Render whatever was readable even when some files were not: every problem is reported.
-    rendered = render_items(items, plan.settings.config, plan.namespace, keep_sources=plan.settings.settings.keep_sources)
+    rendered = render_items(
+        items,
+        plan.settings.config,
+        plan.namespace,
+        keep_sources=plan.settings.settings.keep_sources,
+        cluster_layers=plan.settings.cluster_layers,
+    )
     results.extend(rendered.results)
     if not rendered.objects and not plan.allow_empty and not any(r.is_error for r in results):
         results.append(Result(

@@ -44,7 +44,7 @@ from plugin.inputs import decode
 from plugin.settings import Settings, resolve_settings
 from plugin.yamlio import Dumper, Loader
 from renderer import consts
-from renderer.cluster import cluster_state_from_objects
+from renderer.cluster import BUNDLE_SOURCE, StateLayer, build_cluster_state
 from renderer.config import (
     RENDER_CONFIG_API_VERSION,
     RENDER_CONFIG_KIND,
@@ -404,6 +404,11 @@ class Transformed:
         return not any(r.is_error for r in self.results)
 
 
+def _object_identity(obj: dict[str, Any]) -> tuple[str, str, str, str]:
+    meta = obj.get("metadata") or {}
+    return (str(obj.get("apiVersion", "")), str(obj.get("kind", "")), str(meta.get("namespace", "")), str(meta.get("name", "")))
+
+
 def transform(items: Sequence[InputItem], settings: Settings) -> Transformed:
     """Replace each DCD by its rendered objects; pass everything else through.
 
@@ -411,12 +416,15 @@ def transform(items: Sequence[InputItem], settings: Settings) -> Transformed:
     """
     out = Transformed()
     objects = [item.obj for item in items]
-    cluster, state_results = cluster_state_from_objects((o for o in objects if isinstance(o, dict)), settings.namespace)
+    bundle = StateLayer(BUNDLE_SOURCE, tuple(o for o in objects if isinstance(o, dict)))
+    cluster, state_results = build_cluster_state([bundle, *settings.cluster_layers], settings.namespace)
     out.results.extend(state_results)
 
     # Render each source on its own so its objects can be filed beside it.
     rendered_by_item: dict[int, list[dict[str, Any]]] = {}
     kept: set[int] = set()
+    # Objects shared by several sources (companions of DCDs with one parent) are filed once.
+    emitted: set[tuple[str, str, str, str]] = set()
     for position, item in enumerate(items):
         if not (is_dcd(item.obj) or is_dgd(item.obj)):
             continue
@@ -429,7 +437,13 @@ def transform(items: Sequence[InputItem], settings: Settings) -> Transformed:
             cluster=cluster,
         )
         out.results.extend(rendered.results)
-        rendered_by_item[position] = [obj for obj in rendered.objects if obj is not source]
+        rendered_by_item[position] = []
+        for obj in rendered.objects:
+            identity = _object_identity(obj)
+            if obj is source or identity in emitted:
+                continue
+            emitted.add(identity)
+            rendered_by_item[position].append(obj)
         if any(obj is source for obj in rendered.objects):
             kept.add(position)
     out.results = _unique(out.results)

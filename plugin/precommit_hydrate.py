@@ -46,7 +46,7 @@ from plugin.precommit_validate import add_settings_arguments, report, settings_f
 from plugin.settings import Settings
 from plugin.yamlio import dump_documents, load_documents
 from renderer import consts
-from renderer.cluster import cluster_state_from_objects
+from renderer.cluster import BUNDLE_SOURCE, StateLayer, build_cluster_state
 from renderer.config import RENDER_CONFIG_API_VERSION, RENDER_CONFIG_KIND
 from renderer.render import Item, render_items
 from renderer.results import Result
@@ -107,7 +107,8 @@ def hydrate(source_root: str, sources: Sequence[Source], settings: Settings) -> 
 
     # One bundle: cluster facts come from every file of the tree.
     every_object = [item.obj for _, items in per_file for item in items]
-    cluster, state_results = cluster_state_from_objects(every_object, settings.namespace)
+    bundle = StateLayer(BUNDLE_SOURCE, tuple(every_object))
+    cluster, state_results = build_cluster_state([bundle, *settings.cluster_layers], settings.namespace)
     results.extend(state_results)
 
     files: dict[str, str] = {}

@@ -45,6 +45,9 @@ def add_settings_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--lws", action=argparse.BooleanOptionalAction, default=None, help="force the LeaderWorkerSet gate (default: auto, on)"
     )
+    parser.add_argument(
+        "--cluster-state", metavar="PATH", help="cluster facts as Kubernetes objects (file or directory; kubectl get -o yaml)"
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="also print info notes (assumed defaults)")
 
 
@@ -62,6 +65,7 @@ def settings_from_args(args: argparse.Namespace, keep_sources: bool = False) -> 
         config_path=args.config,
         namespace=args.namespace,
         overrides=overrides,
+        cluster_state_path=args.cluster_state,
     )
 
 
@@ -103,7 +107,7 @@ def validate_source(source: Source, settings: Settings) -> list[Result]:
         return []
     documents, results = load_documents(source.text, source.name)
     items = [Item(doc.obj, doc.file, doc.index) for doc in documents]
-    rendered = render_items(items, settings.config, settings.namespace)
+    rendered = render_items(items, settings.config, settings.namespace, cluster_layers=settings.cluster_layers)
     for result in rendered.results:
         if not result.file and result.resource is not None:
             # cluster-state notes name an object of this file but no document
