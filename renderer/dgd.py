@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from renderer import consts, dynamo_types, epp, gotypes, k8s_types
 from renderer.api import (
@@ -43,7 +43,14 @@ from renderer.gohash import dcd_spec_go_json
 from renderer.merge import merge_envs
 from renderer.naming import compute_dynamo_namespace
 from renderer.podspec import determine_backend_framework
-from renderer.results import RenderError, ResourceRef, Result, Severity, field_path, unsupported
+from renderer.results import (
+    RenderError,
+    ResourceRef,
+    Result,
+    Severity,
+    field_path,
+    unsupported,
+)
 
 WORKLOAD_PROVIDER_ANNOTATION = "nvidia.com/workload-provider"
 ENABLE_GROVE_ANNOTATION = "nvidia.com/enable-grove"
@@ -216,11 +223,8 @@ def parse_dgd(obj: dict[str, Any], default_namespace: str, config: RenderConfig)
         return None, results + [Result("expected object", field="spec", resource=ref)]
     try:
         spec = DynamoGraphDeploymentSpec.model_validate(raw_spec)
-    except Exception as err:  # pydantic ValidationError
-        errors = getattr(err, "errors", None)
-        if errors is None:
-            raise
-        for error in errors(include_url=False):
+    except ValidationError as err:
+        for error in err.errors(include_url=False):
             results.append(Result(_message(error), field=field_path("spec", tuple(error["loc"])), resource=ref))
         return None, results
     if metadata is None:
@@ -334,12 +338,8 @@ def validate_dgd(dgd: DGD, config: RenderConfig) -> list[Result]:
             f'Invalid value: "{mode or ""}": must be "container" when intra-pod failover is configured',
             f"metadata.annotations[{consts.ANNOTATION_KUBE_DISCOVERY_MODE}]",
         )
-    provider = annotations.get(WORKLOAD_PROVIDER_ANNOTATION, "")
-    if provider not in (PROVIDER_COMPONENT, PROVIDER_GROVE):
-        error(
-            f'Unsupported value: "{provider}": supported values: "component", "grove"',
-            f"metadata.annotations[{WORKLOAD_PROVIDER_ANNOTATION}]",
-        )
+    # The provider annotation's own rule (component or grove) cannot fail on create: the
+    # defaulting webhook has just written it (parse_dgd).
 
     spec = dgd.spec
     # CEL rules on spec.
@@ -731,10 +731,8 @@ def _strip_go_artefacts(value: dict[str, Any], table: dict[str, tuple[tuple[Any,
     """Drop null fields and empty value-typed struct fields of a Go-marshalled struct, in place."""
     rows = {row[0]: row[2] for row in table[struct]}
     for key in list(value):
-        shape = rows.get(key)
+        shape = rows[key]  # the typed marshal prints known fields only
         child = value[key]
-        if shape is None:
-            continue  # free-form or unknown: kept as written
         if child is None:
             del value[key]
             continue

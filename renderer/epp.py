@@ -54,7 +54,10 @@ def endpoint_picker_config(raw: dict[str, Any], path: str) -> dict[str, Any]:
     encoding/json on apix/config/v1alpha1 EndpointPickerConfig
     """
     stamped = dict(raw, apiVersion=ENDPOINT_PICKER_CONFIG_API_VERSION, kind=ENDPOINT_PICKER_CONFIG_KIND)
-    text = dcd_spec_go_json({"name": "", "eppConfig": {"config": stamped}}, path="spec")
+    try:
+        text = dcd_spec_go_json({"name": "", "eppConfig": {"config": stamped}}, path="spec")
+    except RenderError as err:
+        raise RenderError(err.message, _under(path, err.field)) from None
     typed: dict[str, Any] = json.loads(text)["eppConfig"]["config"]
     return typed
 
@@ -64,20 +67,13 @@ def marshal_endpoint_picker_config(raw: dict[str, Any], path: str) -> str:
 
     Mirrors: internal/dynamo/epp/config.go marshalEndpointPickerConfig
     """
-    try:
-        return goyaml.marshal(endpoint_picker_config(raw, path), path)
-    except RenderError as err:
-        raise RenderError(err.message, _under(path, err.field)) from None
+    return goyaml.marshal(endpoint_picker_config(raw, path), path)
 
 
 def _under(path: str, field: str) -> str:
-    """A field reported inside the Go spec wrapper (``spec.eppConfig.config...``) under ``path``."""
+    """A field of the Go spec wrapper (``spec.eppConfig.config...``) re-rooted under ``path``."""
     prefix = "spec.eppConfig.config"
-    if field.startswith(prefix):
-        return path + field[len(prefix):]
-    if field and not field.startswith("spec"):
-        return f"{path}.{field}"
-    return path
+    return path + field[len(prefix):] if field.startswith(prefix) else path
 
 
 def render_config_map(dgd_name: str, namespace: str, component_name: str, raw: dict[str, Any], path: str) -> dict[str, Any]:

@@ -40,8 +40,7 @@ _JSON_INT = re.compile(r"-?[0-9]+")
 _YAML_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
 _BASE60_FLOAT = re.compile(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
 _RESOLVE_MAP = frozenset(
-    "y Y yes Yes YES true True TRUE on On ON n N no No NO false False FALSE off Off OFF "
-    "~ null Null NULL .nan .NaN .NAN .inf .Inf .INF +.inf +.Inf +.INF -.inf -.Inf -.INF".split()
+    ["y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON", "n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF", "~", "null", "Null", "NULL", ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"]
 ) | {""}
 _TIMESTAMP = re.compile(
     r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})"
@@ -128,62 +127,36 @@ def _resolves_to_string(text: str) -> bool:
         return False
     first = text[0]
     if first == ".":
-        try:
-            float(text)
-        except ValueError:
-            return True
-        return not _looks_like_go_float(text)
+        # strconv.ParseFloat: a decimal number (".5", ".5e3"); "." alone or ".a" stay strings
+        return _YAML_FLOAT.match(text) is None
     if first in "+-0123456789":
         if _is_timestamp(text):
             return False
         plain = text.replace("_", "")
-        if _parses_go_int(plain) or (_YAML_FLOAT.match(plain) and _looks_like_go_float(plain)):
-            return False
-        if plain.startswith("0b") and _parses_go_int(plain[2:], base=2, signed=False):
-            return False
-        if plain.startswith("-0b") and _parses_go_int(plain[3:], base=2, signed=False):
-            return False
-        if _BASE60_FLOAT.match(text) and ":" in text:
+        # ParseInt/ParseUint with base prefixes (0x, 0o, 0b, 0), then the YAML float form;
+        # go-yaml's extra "0b"/"-0b" branches accept nothing ParseInt's base 0 does not
+        if _parses_go_int(plain) or (_YAML_FLOAT.match(plain) and math.isfinite(float(plain))):
+            return False  # ParseFloat's range error ("1e400") leaves a string
+        if _BASE60_FLOAT.match(text):
             return False
     return True
 
 
-def _looks_like_go_float(text: str) -> bool:
-    """strconv.ParseFloat(text, 64) succeeds (decimal forms only; hex floats never get here)."""
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return "_" not in text and not any(c.isspace() for c in text)
-
-
-def _parses_go_int(text: str, base: int = 0, signed: bool = True) -> bool:
-    """strconv.ParseInt(text, base, 64) or ParseUint succeeds (base 0: 0x, 0o, 0b and 0 prefixes)."""
-    body = text
-    if signed and body[:1] in "+-":
-        body = body[1:]
-    if not body:
-        return False
-    if base == 0:
-        lowered = body.lower()
-        if lowered.startswith("0x"):
-            base, body = 16, body[2:]
-        elif lowered.startswith("0o"):
-            base, body = 8, body[2:]
-        elif lowered.startswith("0b"):
-            base, body = 2, body[2:]
-        elif body.startswith("0") and len(body) > 1:
-            base, body = 8, body[1:]
-        else:
-            base = 10
-        if not body:
-            return False
-    alphabet = "0123456789abcdefghijklmnopqrstuvwxyz"[:base]
-    if not all(c.lower() in alphabet for c in body):
+def _parses_go_int(text: str) -> bool:
+    """strconv.ParseInt(text, 0, 64) or ParseUint(text, 0, 64) succeeds (0x, 0o, 0b and 0 prefixes)."""
+    body = text[1:] if text[:1] in "+-" else text
+    lowered = body.lower()
+    if lowered.startswith(("0x", "0o", "0b")):
+        base, body = {"x": 16, "o": 8, "b": 2}[lowered[1]], body[2:]
+    elif body.startswith("0") and len(body) > 1:
+        base, body = 8, body[1:]
+    else:
+        base = 10
+    digits = "0123456789abcdef"[:base]
+    if not body or not all(c in digits for c in body.lower()):
         return False
     number = int(body, base)
-    negative = text.startswith("-")
-    if negative:
+    if text.startswith("-"):
         return number <= 1 << 63
     return number < 1 << 64
 
@@ -274,7 +247,7 @@ def _printable(char: str) -> bool:
 
 
 class _Analysis:
-    __slots__ = ("multiline", "block_plain", "single_quoted", "block")
+    __slots__ = ("block", "block_plain", "multiline", "single_quoted")
 
     def __init__(self, value: str) -> None:
         """Mirrors: go-yaml emitterc.go yaml_emitter_analyze_scalar (unicode output on)."""
@@ -284,7 +257,7 @@ class _Analysis:
             self.single_quoted = True
             self.block = False
             return
-        block_indicators = value.startswith("---") or value.startswith("...")
+        block_indicators = value.startswith(("---", "..."))
         line_breaks = special = False
         leading_space = leading_break = trailing_space = trailing_break = False
         break_space = space_break = False
@@ -294,15 +267,9 @@ class _Analysis:
         for i, char in enumerate(value):
             followed_by_whitespace = i == last or value[i + 1] in " \t"
             if i == 0:
-                if char in "#,[]{}&*!|>'\"%@`":
+                if char in "#,[]{}&*!|>'\"%@`" or char in "?:" and followed_by_whitespace or char == "-" and followed_by_whitespace:
                     block_indicators = True
-                elif char in "?:" and followed_by_whitespace:
-                    block_indicators = True
-                elif char == "-" and followed_by_whitespace:
-                    block_indicators = True
-            elif char == ":" and followed_by_whitespace:
-                block_indicators = True
-            elif char == "#" and preceded_by_whitespace:
+            elif char == ":" and followed_by_whitespace or char == "#" and preceded_by_whitespace:
                 block_indicators = True
             if not _printable(char):
                 special = True
@@ -406,7 +373,7 @@ class _Emitter:
         for key in sorted_keys(list(value)):
             key_path = f"{path}.{key}" if path else key
             self.write_indent()
-            text, style = _scalar_text(key)
+            text, _ = _scalar_text(key)
             if "\n" in text or any(c in _BREAKS for c in text) or len(text.encode("utf-8")) > MAX_SIMPLE_KEY_BYTES:
                 raise RenderError(
                     "map keys that are multi-line or longer than 128 bytes are not supported "
@@ -438,14 +405,10 @@ class _Emitter:
     def scalar(self, value: Any, path: str) -> None:
         text, style = _scalar_text(value)
         analysis = _Analysis(text)
-        # yaml_emitter_select_scalar_style, block context (flow level 0)
-        if self.simple_key_context and analysis.multiline:
-            style = _DOUBLE
-        if style == _PLAIN:
-            if not analysis.block_plain:
-                style = _SINGLE
-            if not text and self.simple_key_context:
-                style = _SINGLE
+        # yaml_emitter_select_scalar_style, block context (flow level 0); multi-line keys are
+        # refused before this point and an empty string never asks for the plain style
+        if style == _PLAIN and not analysis.block_plain:
+            style = _SINGLE
         if style == _SINGLE and not analysis.single_quoted:
             style = _DOUBLE
         if style == _LITERAL and (not analysis.block or self.simple_key_context):
@@ -472,31 +435,21 @@ class _Emitter:
             self.column = 0
 
     def write_plain(self, value: str, allow_breaks: bool) -> None:
+        """A plain scalar never holds a line break (the analysis rules the style out)."""
         if not self.whitespace:
             self.put(" ")
-        spaces = breaks = False
-        i = 0
-        while i < len(value):
-            char = value[i]
+        spaces = False
+        for i, char in enumerate(value):
             if char == " ":
                 if allow_breaks and not spaces and self.column > BEST_WIDTH and not _at(value, i + 1, " "):
                     self.write_indent()
                 else:
                     self.put(char)
                 spaces = True
-            elif char in _BREAKS:
-                if not breaks and char == "\n":
-                    self.put_break()
-                self.write_break_char(char)
-                self.indention = True
-                breaks = True
             else:
-                if breaks:
-                    self.write_indent()
                 self.put(char)
                 self.indention = False
-                spaces = breaks = False
-            i += 1
+                spaces = False
         self.whitespace = False
         self.indention = False
 
@@ -512,8 +465,7 @@ class _Emitter:
                     self.put(char)
                 spaces = True
             elif char in _BREAKS:
-                if not breaks and char == "\n":
-                    self.put_break()
+                # a line feed asks for the literal style first, so only the other breaks get here
                 self.write_break_char(char)
                 self.indention = True
                 breaks = True

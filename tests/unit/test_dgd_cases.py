@@ -20,7 +20,11 @@ from plugin.settings import resolve_settings
 from renderer import consts
 from renderer.api import parse_dcd
 from renderer.dgd import WORKER_HASH_PLACEHOLDER, generate_dcds, parse_dgd
-from renderer.gohash import WorkerTemplate, resolve_runtime_version_for_hash, worker_hash_json
+from renderer.gohash import (
+    WorkerTemplate,
+    resolve_runtime_version_for_hash,
+    worker_hash_json,
+)
 from renderer.labels import kube_annotations, kube_labels
 
 CASES_DIR = Path(__file__).resolve().parents[1] / "golden" / "dgd"

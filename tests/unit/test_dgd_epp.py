@@ -16,8 +16,18 @@ from typing import Any
 import pytest
 
 from renderer import companions, epp, goyaml
-from renderer.config import RenderConfig, ServiceMesh, build_render_config, parse_operator_config
-from renderer.dgd import PROVIDER_COMPONENT, PROVIDER_GROVE, dcd_as_written, workload_provider
+from renderer.config import (
+    RenderConfig,
+    ServiceMesh,
+    build_render_config,
+    parse_operator_config,
+)
+from renderer.dgd import (
+    PROVIDER_COMPONENT,
+    PROVIDER_GROVE,
+    dcd_as_written,
+    workload_provider,
+)
 from renderer.results import RenderError, Severity
 
 # -- go-yaml v2 marshal ------------------------------------------------------------------------
@@ -239,6 +249,14 @@ def test_the_epp_dcd_keeps_the_stamped_type_meta_without_nulls() -> None:
     assert typed["plugins"][1]["parameters"]["validValues"] == ["decode"]
 
 
+def test_a_non_object_plugin_is_left_to_the_type_check() -> None:
+    raw = dict(_gaie_agg_config(), plugins=["picker"])
+    assert epp.check_endpoint_picker_config(raw, "cfg") == []
+    with pytest.raises(RenderError) as caught:
+        epp.endpoint_picker_config(raw, "cfg")
+    assert caught.value.field == "cfg.plugins[0]"
+
+
 def test_a_wrongly_typed_config_value_names_its_field() -> None:
     raw = _gaie_agg_config()
     raw["schedulingProfiles"][0]["plugins"][0]["weight"] = "heavy"
@@ -374,3 +392,65 @@ def test_emitted_dcd_drops_go_artefacts_but_keeps_sentinels() -> None:
 )
 def test_workload_provider_on_create(annotations: dict[str, str], grove: bool, provider: str) -> None:
     assert workload_provider(annotations, grove) == provider
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (".5", '".5"'),
+        (".a", ".a"),
+        ("0o17", '"0o17"'),
+        ("0b101", '"0b101"'),
+        ("-0b101", '"-0b101"'),
+        ("09", '"09"'),  # not octal, but a YAML float
+        ("0x", "0x"),
+        ("0xZZ", "0xZZ"),
+        ("-9223372036854775808", '"-9223372036854775808"'),
+        ("1e400", "1e400"),  # ParseFloat's range error: a string
+        ("2024-13-01", "2024-13-01"),
+        ("2024-01-02 25:00:00", "2024-01-02 25:00:00"),
+        ("2024-01-02t10:20:30+01:00", '"2024-01-02t10:20:30+01:00"'),
+        ("? x", "'? x'"),
+        ("*x", "'*x'"),
+        (": x", "': x'"),
+        ("a: b", "'a: b'"),
+        ("- it's", "'- it''s'"),
+        ("it's", "it's"),
+        ("a\rb", '"a\\rb"'),  # a carriage return is not printable for go-yaml: escaped
+        ("x\u2028y", "'x\u2028  y'"),  # a printable break: single quotes, the next line indented
+        ("\x01", '"\\x01"'),
+        ("\ufffe", '"\\uFFFE"'),
+        ("\ufeffbom", '"\\uFEFF\\x62\\x6F\\x6D"'),  # a leading BOM escapes every character (is_bom quirk)
+        ("a\n b", "|-\n  a\n   b"),
+    ],
+)
+def test_more_scalar_styles(value: str, text: str) -> None:
+    assert goyaml.marshal({"k": value}) == f"k: {text}\n"
+
+
+def test_empty_list_and_folded_double_quotes() -> None:
+    assert goyaml.marshal({"k": []}) == "k: []\n"
+    # double-quoted (a tab), folded at the first space past column 80; when the next character
+    # is a space too, the continuation line starts with a backslash to keep it
+    words = "word " * 16 + " tail\t"
+    assert goyaml.marshal({"k": words}) == 'k: "' + " ".join(["word"] * 16) + '\n  \\ tail\\t"\n'
+    words = "word " * 20 + " x\t"
+    assert goyaml.marshal({"k": words}) == 'k: "' + " ".join(["word"] * 16) + '\n  word word word word  x\\t"\n'
+
+
+@pytest.mark.parametrize("value", [{1: "a"}, float("inf"), {"k": {1, 2}}])
+def test_values_json_cannot_hold_are_refused(value: Any) -> None:
+    with pytest.raises(RenderError):
+        goyaml.marshal(value, "cfg")
+
+
+def test_integers_beyond_64_bits_come_back_as_floats() -> None:
+    assert goyaml.marshal({"k": 1 << 70}) == "k: 1.1805916207174113e+21\n"
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(float("nan"), ".nan"), (float("inf"), ".inf"), (float("-inf"), "-.inf"), (0.0, "0"), (-0.0, "-0"), (12345.0, "12345")],
+)
+def test_format_float_g(value: float, text: str) -> None:
+    assert goyaml.format_float_g(value) == text
