@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from renderer import consts, gotypes, objectmeta, podtemplate_schema
+from renderer import consts, gotypes, objectmeta, podrules, podtemplate_schema
 from renderer.backends.flags import is_elastic_ep_ray_launch
 from renderer.quantity import unmarshal_quantity
 from renderer.runtimeversion import parse_image_version
@@ -283,6 +283,7 @@ def parse_dcd(
         # structural schema before the operator decodes it.
         defaulted = podtemplate_schema.apply_defaults(spec.pod_template)
         results.extend(p.with_resource(ref) for p in podtemplate_schema.validate(defaulted, "spec.podTemplate"))
+        results.extend(p.with_resource(ref) for p in podrules.validate(defaulted, "spec.podTemplate"))
         normalized, problems = gotypes.normalize("PodTemplateSpec", defaulted, "spec.podTemplate")
         results.extend(p.with_resource(ref) for p in problems)
         if isinstance(normalized, dict):

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
-from renderer import consts, dynamo_types, epp, gotypes, k8s_types
+from renderer import consts, dynamo_types, epp, gotypes, k8s_types, podrules
 from renderer.api import (
     AdmissionContext,
     DynamoComponentDeploymentSharedSpec,
@@ -269,6 +269,7 @@ def parse_dgd(obj: dict[str, Any], default_namespace: str, config: RenderConfig)
         if component.pod_template is not None:
             defaulted = apply_pod_template_defaults(component.pod_template)
             results.extend(p.with_resource(ref) for p in validate_pod_template_schema(defaulted, f"{path}.podTemplate"))
+            results.extend(p.with_resource(ref) for p in podrules.validate(defaulted, f"{path}.podTemplate"))
             normalized, problems = gotypes.normalize("PodTemplateSpec", defaulted, f"{path}.podTemplate")
             results.extend(p.with_resource(ref) for p in problems)
             if isinstance(normalized, dict):

@@ -113,3 +113,58 @@ def test_graph_component_pod_template_gets_the_crd_structural_rules(tmp_path: Pa
         """
     )
     _refused(tmp_path, text, "spec.components[0].podTemplate.spec.volumes[0].name", "required field missing")
+
+
+def _with_pod_spec(extra: str) -> str:
+    return DCD.replace("      containers:\n", extra + "      containers:\n")
+
+
+@pytest.mark.parametrize(
+    "text, field, message",
+    [
+        # fuzz: a sidecar named Bad_Name rendered a Deployment the API server refuses
+        (
+            DCD + "        - name: Bad_Name\n          image: busybox:1.36\n",
+            "spec.podTemplate.spec.containers[1].name",
+            'invalid container name "Bad_Name"',
+        ),
+        (
+            _with_pod_spec("      initContainers: [{name: main, image: busybox:1.36}]\n"),
+            "spec.podTemplate.spec.containers[0].name",
+            'duplicate container name "main"',
+        ),
+        (
+            _with_pod_spec("      volumes: [{name: Data, emptyDir: {}}]\n"),
+            "spec.podTemplate.spec.volumes[0].name",
+            'invalid volume name "Data"',
+        ),
+        (
+            DCD + "          ports: [{containerPort: 70000}]\n",
+            "spec.podTemplate.spec.containers[0].ports[0].containerPort",
+            "must be between 1 and 65535",
+        ),
+        (
+            DCD + "          ports: [{containerPort: 80, name: http_port}]\n",
+            "spec.podTemplate.spec.containers[0].ports[0].name",
+            'invalid port name "http_port"',
+        ),
+        (
+            DCD + "          ports: [{containerPort: 80, protocol: HTTP}]\n",
+            "spec.podTemplate.spec.containers[0].ports[0].protocol",
+            'unsupported protocol "HTTP"',
+        ),
+        (
+            _with_pod_spec("      nodeSelector: {gpu: h100 sxm}\n"),
+            "spec.podTemplate.spec.nodeSelector[gpu]",
+            "invalid label value",
+        ),
+        (
+            DCD.replace("  podTemplate:\n", "  podTemplate:\n    metadata: {labels: {'team a': x}}\n"),
+            "spec.podTemplate.metadata.labels[team a]",
+            "invalid label key",
+        ),
+    ],
+    ids=["container-name", "container-in-two-lists", "volume-name", "port-number", "port-name", "protocol", "node-selector", "template-label"],
+)
+def test_pod_template_values_the_api_server_refuses(tmp_path: Path, text: str, field: str, message: str) -> None:
+    _refused(tmp_path, text, field, message)
