@@ -95,8 +95,8 @@ def contract_problems(run: Run, validate: bool = True) -> list[str]:
     if len(lines) != len(shown):
         problems.append(f"{len(lines)} stderr lines for {len(shown)} reported problems")
     for result in run.results:
-        if "\n" in result.message or "\r" in result.message:
-            problems.append(f"multi-line message: {result.message!r}")
+        if len(result.line().splitlines()) != 1:
+            problems.append(f"problem printed on several lines: {result.line()!r}")
         if result.is_error and result.resource is not None and (result.resource.kind or result.resource.name):
             if not result.field:
                 problems.append(f"error about {result.resource.short()} has no field path: {result.line()}")
@@ -116,3 +116,23 @@ def contract_problems(run: Run, validate: bool = True) -> list[str]:
                     meta = obj.get("metadata") or {}
                     problems.append(f"schema: {obj.get('kind')}/{meta.get('name')}: {problem}")
     return problems
+
+
+class _Summary:
+    """Lines printed at the end of the session, whatever the capture mode (``-s`` or not)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        for line in self.lines:
+            terminalreporter.write_line(line)
+
+
+def add_summary_line(config: Any, line: str) -> None:
+    """Print ``line`` in the terminal summary of this pytest session."""
+    summary = config.pluginmanager.get_plugin("dynamo-render-summary")
+    if summary is None:
+        summary = _Summary()
+        config.pluginmanager.register(summary, "dynamo-render-summary")
+    summary.lines.append(line)
