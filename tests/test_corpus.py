@@ -1,0 +1,160 @@
+"""The corpus run: every real-world manifest renders, or is refused precisely, never crashes.
+
+``tests/data/corpus`` holds public DynamoGraphDeployment and DynamoComponentDeployment
+manifests (the operator repository at the reference commit, its deleted history, and
+third-party repositories) with ``INDEX.tsv`` describing each file. Every file goes through the
+real ``render`` command path in-process with the default settings (no operator configuration:
+the Helm chart defaults), as a user would run ``dynamo-render render FILE``.
+
+Skip rule, from INDEX.tsv's ``role`` column: only ``manifest`` files are counted. Files whose
+role says they are not manifests yet are skipped, because their text only becomes a manifest
+after another tool ran: ``template`` (Helm, Handlebars or envsubst text that does not parse),
+``manifest(envsubst-template)`` (``${VAR}`` placeholders in names and images),
+``kustomize-patch`` and ``kustomization`` (inputs to kustomize), ``embedded`` (a DGD inside a
+DGDR's ``spec.overrides``), ``embedded-in-script`` (a heredoc in a CI script) and
+``golden-output`` (the operator test harness's expected output, with ``$glob``/``$pattern``
+directives). Skipped files are still rendered by ``test_skipped_files_never_crash``: whatever
+they render to, the command must not crash on them.
+
+Each counted file must keep the command's contract (tests/fuzz/support.py): no traceback, no
+exit 2, one line per problem with a field path, and, when it renders, every rendered object
+valid against the Kubernetes 1.36 and LeaderWorkerSet schemas. The session summary prints one
+line, ``corpus: N rendered, M refused (reasons...), K skipped``, and the per-file outcomes go
+to ``corpus-summary.txt`` in pytest's base temporary directory.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from plugin.yamlio import load_documents
+from tests.fuzz.support import add_summary_line, contract_problems, render
+
+CORPUS = Path(__file__).parent / "data" / "corpus"
+COUNTED_ROLES = frozenset({"manifest"})
+SKIPPED_ROLES = frozenset(
+    {
+        "template",
+        "manifest(envsubst-template)",
+        "kustomize-patch",
+        "kustomization",
+        "embedded",
+        "embedded-in-script",
+        "golden-output",
+        "crd",
+    }
+)
+
+
+def _index() -> list[dict[str, str]]:
+    with (CORPUS / "INDEX.tsv").open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+INDEX = _index()
+COUNTED = [row["name"] for row in INDEX if row["role"] in COUNTED_ROLES]
+SKIPPED = [row["name"] for row in INDEX if row["role"] in SKIPPED_ROLES]
+
+OUTCOMES: dict[str, tuple[str, list[str]]] = {}
+
+
+def test_index_covers_every_file() -> None:
+    files = {p.name for p in CORPUS.iterdir() if p.suffix in (".yaml", ".yml")}
+    listed = {row["name"] for row in INDEX}
+    assert files == listed, f"not in INDEX.tsv: {sorted(files - listed)}; missing files: {sorted(listed - files)}"
+    unknown = {row["role"] for row in INDEX} - COUNTED_ROLES - SKIPPED_ROLES
+    assert not unknown, f"decide whether these roles are counted or skipped: {sorted(unknown)}"
+    assert len(COUNTED) > 300
+
+
+_LOCATION = re.compile(r" at line \d+, column \d+")
+
+
+# Kubernetes field error types: their messages say what is wrong, the field says where.
+_FIELD_ERROR_TYPES = ("Required value", "Invalid value", "Unsupported value", "Forbidden", "Duplicate value")
+
+
+def reason(message: str, field: str = "") -> str:
+    """The stable head of a message, for grouping refusals.
+
+    ``not supported yet: <field>`` keeps its field; other messages keep the text before their
+    first colon (``grove pathway not supported``, ``invalid YAML``), with positions and quoted
+    values removed; a Kubernetes field error type (``Required value``) names the field it is
+    about, without list indexes.
+    """
+    text = _LOCATION.sub("", message)
+    if text.startswith("not supported yet: "):
+        subject = re.split(r"[ (]", text[len("not supported yet: ") :], maxsplit=1)[0]
+        return "not supported yet: " + re.sub(r"\[\d+\]", "[]", subject)
+    head = text.split(":", 1)[0] if ":" in text else " ".join(text.split()[:6])
+    head = re.sub(r'"[^"]*"', '"…"', head).strip()
+    if head in _FIELD_ERROR_TYPES and field:
+        leaf = re.sub(r"\[[^]]*\]", "", field).rsplit(".", 1)[-1]
+        head = f"{head}: {leaf}"
+    return head
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _summary(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    yield
+    if not OUTCOMES:
+        return
+    rendered = sorted(name for name, (outcome, _) in OUTCOMES.items() if outcome == "rendered")
+    refused = {name: reasons for name, (outcome, reasons) in OUTCOMES.items() if outcome == "refused"}
+    by_reason = Counter(reasons[0] for reasons in refused.values())
+    reasons_text = "; ".join(f"{why} {count}" for why, count in by_reason.most_common())
+    line = (
+        f"corpus: {len(rendered)} rendered, {len(refused)} refused ({reasons_text}), "
+        f"{len(SKIPPED)} skipped (role not a plain manifest), of {len(INDEX)} files"
+    )
+    path = tmp_path_factory.getbasetemp() / "corpus-summary.txt"
+    lines = [line, ""]
+    lines += [f"rendered\t{name}" for name in rendered]
+    lines += [f"refused\t{name}\t" + " | ".join(reasons) for name, reasons in sorted(refused.items())]
+    lines += [f"skipped\t{name}" for name in sorted(SKIPPED)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    add_summary_line(request.config, line)
+    add_summary_line(request.config, f"corpus: per-file outcomes in {path}")
+
+
+@pytest.mark.parametrize("name", COUNTED)
+def test_corpus_manifest(name: str) -> None:
+    run = render([CORPUS / name])
+    sources = [d.obj for d in load_documents((CORPUS / name).read_text(encoding="utf-8"), name)[0]]
+    problems = contract_problems(run, sources=sources)
+    assert not problems, "\n".join(problems[:20]) + "\n--- stderr ---\n" + run.stderr[:3000]
+    if run.code == 0:
+        OUTCOMES[name] = ("rendered", [])
+    else:
+        OUTCOMES[name] = ("refused", list(dict.fromkeys(reason(r.message, r.field) for r in run.errors)))
+
+
+@pytest.mark.parametrize("name", SKIPPED)
+def test_skipped_files_never_crash(name: str) -> None:
+    run = render([CORPUS / name])
+    assert run.code in (0, 1), run.stderr[-3000:]
+    assert "Traceback" not in run.stderr
+    assert not run.stdout or run.code == 0
+
+
+@pytest.mark.parametrize(
+    "message, field, expected",
+    [
+        ("not supported yet: apiVersion (nvidia.com/v1alpha1 DynamoGraphDeployment; ...)", "apiVersion", "not supported yet: apiVersion"),
+        ("not supported yet: spec.components[1].foo", "", "not supported yet: spec.components[].foo"),
+        ("Required value: is required when ...", "spec.components[0].runtimeVersionOverride", "Required value: runtimeVersionOverride"),
+        ("Required value: is required", "", "Required value"),
+        ("grove pathway not supported: this DGD would be ...", "", "grove pathway not supported"),
+        ("invalid YAML at line 3, column 5: mapping values are not allowed", "", "invalid YAML"),
+        ('invalid name "x_y": must be ...', "metadata.name", 'invalid name "…"'),
+        ("no multinode orchestrator available (the lws gate is off)", "", "no multinode orchestrator available (the lws"),
+    ],
+)
+def test_reason_grouping(message: str, field: str, expected: str) -> None:
+    assert reason(message, field) == expected
