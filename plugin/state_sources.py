@@ -126,19 +126,32 @@ class LiveCluster:
         return cls(kubernetes.client.ApiClient(configuration)), []
 
     def _get(self, path: str, query: list[tuple[str, str]] | None = None) -> Any:
-        """One GET returning the decoded JSON body."""
-        response = self.api_client.call_api(
+        """One GET returning the decoded JSON body (non-2xx answers raise the client's ApiException)."""
+        client = self.api_client
+        headers = {"Accept": "application/json"}
+        if hasattr(client, "param_serialize"):
+            # Newer clients: serialise, send, then deserialise, as their generated API methods do;
+            # older ones (no param_serialize) take everything in one call_api.
+            method, url, header_params, body, post_params = client.param_serialize(
+                "GET", path, query_params=query or [], header_params=headers, auth_settings=["BearerToken"]
+            )
+            response = client.call_api(
+                method, url, header_params=header_params, body=body, post_params=post_params,
+                _request_timeout=REQUEST_TIMEOUT_SECONDS,
+            )
+            response.read()
+            return client.response_deserialize(response_data=response, response_types_map={"200": "object"}).data
+        return client.call_api(
             path,
             "GET",
             query_params=query or [],
-            header_params={"Accept": "application/json"},
+            header_params=headers,
             auth_settings=["BearerToken"],
             response_type="object",
             _return_http_data_only=True,
             _preload_content=True,
             _request_timeout=REQUEST_TIMEOUT_SECONDS,
         )
-        return response
 
     def discover(self) -> tuple[tuple[str, ...] | None, list[Result]]:
         """Served ``group/version`` entries, plus ``nvidia.com/v1alpha1/<Kind>`` for the Dynamo group."""
