@@ -21,6 +21,7 @@ import binascii
 import json
 import math
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -178,6 +179,15 @@ class Loader(_BaseLoader):  # type: ignore[misc,valid-type]
             raise _constructor_error(f"cannot decode !!str `{text}` as a !!timestamp", node)
         return text
 
+    def construct_shared_str(self, node: Any) -> str:
+        """A string scalar, shared with every equal string read before (``sys.intern``).
+
+        Manifests repeat the same keys and values thousands of times; one copy of each keeps
+        a large bundle's memory down. Strings are immutable, so sharing is invisible.
+        """
+        text: str = self.construct_scalar(node)
+        return sys.intern(text)
+
     def construct_unknown(self, node: Any) -> Any:
         raise _constructor_error(f"unsupported YAML tag {node.tag} (allowed: {', '.join(KNOWN_TAGS)})", node)
 
@@ -230,7 +240,7 @@ _TIMESTAMP_TEXT = re.compile(r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt]|[ \t]+)
 Loader.yaml_constructors = {}
 for _tag in (_NULL, _BOOL, _INT, _FLOAT):
     Loader.add_constructor(_tag, Loader.construct_go_scalar)
-Loader.add_constructor(_STR, yaml.constructor.SafeConstructor.construct_yaml_str)
+Loader.add_constructor(_STR, Loader.construct_shared_str)
 Loader.add_constructor(_BINARY, Loader.construct_go_binary)
 Loader.add_constructor(_TIMESTAMP, Loader.construct_go_timestamp)
 Loader.add_constructor("tag:yaml.org,2002:seq", yaml.constructor.SafeConstructor.construct_yaml_seq)
@@ -504,4 +514,9 @@ def dump_documents_reference(objects: list[Any]) -> str:
 
 def dump_json(objects: list[Any]) -> str:
     """A JSON stream, one object per line (Argo CD and KRM readers accept it)."""
-    return "".join(json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n" for obj in objects)
+    return "".join(json_line(obj) for obj in objects)
+
+
+def json_line(obj: Any) -> str:
+    """One object of a JSON stream: compact, sorted keys, one line."""
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
