@@ -139,22 +139,45 @@ def check_references(
 
     ``emitted`` indexes every object of the output stream (rendered and passed through).
     """
-    results: list[Result] = []
-    reported: set[tuple[Kind, str]] = set()
+    return report_missing(owner, needed_references(owner, rendered), emitted, cluster)
+
+
+# A reference of a rendered workload: the namespace it resolves in, the workload naming it
+# ("Deployment/name") and the reference itself.
+Need = tuple[str, str, Reference]
+
+
+def needed_references(owner: ResourceRef, rendered: Iterable[Mapping[str, Any]]) -> list[Need]:
+    """Every reference the owner's rendered pods make, in order.
+
+    Taken when the objects are rendered, so a streaming front end can write them out and drop
+    them before the whole output is known.
+    """
+    needs: list[Need] = []
     for obj in rendered:
         namespace = str(_map(obj.get("metadata")).get("namespace") or owner.namespace)
         where = f"{kind_of(obj)[1]}/{_map(obj.get('metadata')).get('name', '')}"
-        for ref in workload_references(obj):
-            if (ref.kind, ref.name) in _ALWAYS_PRESENT or (ref.kind, ref.name) in reported:
-                continue
-            if (ref.kind, namespace, ref.name) in emitted or cluster.get(ref.kind, namespace, ref.name)[1]:
-                continue
-            reported.add((ref.kind, ref.name))
-            if cluster.is_complete(ref.kind, namespace):
-                message = f"not found in the cluster: {describe(ref.kind)}/{ref.name} (referenced by {where} {ref.field})"
-            else:
-                message = f"must exist in the cluster: {describe(ref.kind)}/{ref.name} (referenced by {where} {ref.field})"
-            results.append(Result(message, severity=Severity.WARNING, resource=owner))
+        needs.extend((namespace, where, ref) for ref in workload_references(obj))
+    return needs
+
+
+def report_missing(
+    owner: ResourceRef, needs: Iterable[Need], emitted: set[tuple[Kind, str, str]], cluster: ClusterState
+) -> list[Result]:
+    """One warning per needed object that neither the output stream nor the cluster state holds."""
+    results: list[Result] = []
+    reported: set[tuple[Kind, str]] = set()
+    for namespace, where, ref in needs:
+        if (ref.kind, ref.name) in _ALWAYS_PRESENT or (ref.kind, ref.name) in reported:
+            continue
+        if (ref.kind, namespace, ref.name) in emitted or cluster.get(ref.kind, namespace, ref.name)[1]:
+            continue
+        reported.add((ref.kind, ref.name))
+        if cluster.is_complete(ref.kind, namespace):
+            message = f"not found in the cluster: {describe(ref.kind)}/{ref.name} (referenced by {where} {ref.field})"
+        else:
+            message = f"must exist in the cluster: {describe(ref.kind)}/{ref.name} (referenced by {where} {ref.field})"
+        results.append(Result(message, severity=Severity.WARNING, resource=owner))
     return results
 
 

@@ -9,7 +9,7 @@ workload, component Service, model Service, Ingress, VirtualService).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,10 +19,10 @@ from renderer import companions, epp
 from renderer.dgd import DGD, WORKER_HASH_PLACEHOLDER, Component, dcd_as_written, dcd_name, generate_dcds, parse_dgd
 from renderer.labels import is_k8s_discovery_enabled, kube_annotations, kube_labels
 from renderer.checkpoint import CheckpointInfo, render_checkpoint_storage, resolve_checkpoint
-from renderer.cluster import BUNDLE_SOURCE, ClusterState, StateLayer, build_cluster_state
+from renderer.cluster import BUNDLE_SOURCE, ClusterState, Kind, StateLayer, build_cluster_state
 from renderer.config import RenderConfig
 from renderer.gpus import main_container_gpu_count
-from renderer.integrity import check_references, object_index
+from renderer.integrity import Need, needed_references, object_index, report_missing
 from renderer.labels import has_legacy_worker_selector, workload_component_type
 from renderer.naming import lws_name, normalize_kube_resource_name
 from renderer.standalone_companions import render_standalone_companions
@@ -346,64 +346,85 @@ def render_items(
     their companion objects when ``config.companions`` is on. Last, every object a rendered pod
     references is checked against the output and the cluster state.
     """
-    items = list(items)
     out = Rendered()
+    out.objects = list(
+        stream_items(items, config, default_namespace, out.results, keep_sources, cluster, cluster_layers)
+    )
+    return out
+
+
+def stream_items(
+    items: Iterable[Item],
+    config: RenderConfig,
+    default_namespace: str,
+    results: list[Result],
+    keep_sources: bool = False,
+    cluster: ClusterState | None = None,
+    cluster_layers: Sequence[StateLayer] = (),
+) -> Iterator[dict[str, Any]]:
+    """``render_items`` as a stream: each output object as soon as it is final, in the same order.
+
+    A front end can write each object out and drop it, so memory does not grow with the output.
+    Results are appended to ``results`` as they are found; the reference checks come last, once
+    the stream is exhausted (they need every object of the output).
+    """
+    items = list(items)
     if cluster is None:
         bundle = StateLayer(BUNDLE_SOURCE, tuple(i.obj for i in items))
         cluster, state_results = build_cluster_state([bundle, *cluster_layers], default_namespace)
-        out.results.extend(state_results)
-    owners: list[tuple[ResourceRef, Item, list[dict[str, Any]]]] = []
-    rendered: list[dict[str, Any]] = []
+        results.extend(state_results)
+    owners: list[tuple[ResourceRef, Item, list[Need]]] = []
+    emitted: set[tuple[Kind, str, str]] = set()
     seen: set[tuple[str, str, str, str]] = set()
     passthrough: list[dict[str, Any]] = []
     for item in items:
         obj = item.obj
         if is_dgd(obj):
-            dgd, results = parse_dgd(obj, default_namespace, config)
-            out.results.extend(r.with_source(item.file, item.index) for r in results)
+            dgd, parse_results = parse_dgd(obj, default_namespace, config)
+            results.extend(r.with_source(item.file, item.index) for r in parse_results)
             if dgd is None:
                 continue
             try:
                 objects = render_graph(dgd, config, cluster)
             except RenderError as err:
-                out.results.append(err.to_result(dgd.ref).with_source(item.file, item.index))
+                results.append(err.to_result(dgd.ref).with_source(item.file, item.index))
                 continue
-            owners.append((dgd.ref, item, objects))
-            _add_unique(objects, rendered, seen)
+            owners.append((dgd.ref, item, needed_references(dgd.ref, objects)))
+            yield from _unique(objects, seen, emitted, default_namespace)
             if keep_sources:
                 passthrough.append(obj)
             continue
         if not is_dcd(obj):
             passthrough.append(obj)
             continue
-        dcd, results = parse_dcd(obj, default_namespace, config.checkpoint_enabled)
-        out.results.extend(r.with_source(item.file, item.index) for r in results)
+        dcd, parse_results = parse_dcd(obj, default_namespace, config.checkpoint_enabled)
+        results.extend(r.with_source(item.file, item.index) for r in parse_results)
         if dcd is None:
             continue
         notes: list[Result] = []
         try:
             objects = render_component(dcd, config, cluster, notes)
         except RenderError as err:
-            out.results.append(err.to_result(dcd.ref).with_source(item.file, item.index))
+            results.append(err.to_result(dcd.ref).with_source(item.file, item.index))
             continue
-        out.results.extend(n.with_resource(dcd.ref).with_source(item.file, item.index) for n in notes)
-        owners.append((dcd.ref, item, objects))
+        results.extend(n.with_resource(dcd.ref).with_source(item.file, item.index) for n in notes)
+        owners.append((dcd.ref, item, needed_references(dcd.ref, objects)))
         # Companions the graph controller would create: before the workload, as it creates them.
         if config.companions:
             objects = render_standalone_companions(dcd, config) + objects
-        _add_unique(objects, rendered, seen)
+        yield from _unique(objects, seen, emitted, default_namespace)
         if keep_sources:
             passthrough.append(obj)
-    if config.operator_config_source == "helm-defaults" and rendered:
-        out.results.append(
+    if config.operator_config_source == "helm-defaults" and seen:
+        results.append(
             Result(
                 "no operator configuration given: assumed the operator Helm chart defaults "
                 "(discovery kubernetes, no NATS/etcd addresses, MPI secret mpi-run-ssh-secret)",
                 severity=Severity.INFO,
             )
         )
-    if rendered and cluster.sources == (BUNDLE_SOURCE,):
-        out.results.append(
+    if seen and cluster.sources == (BUNDLE_SOURCE,):
+        results.append(
             Result(
                 "no cluster state given (--cluster-state, clusterStatePath or --live): assumed a fresh cluster besides "
                 "the input (no labelled component ServiceAccounts, pull secrets, existing workloads, DynamoCheckpoints "
@@ -411,22 +432,27 @@ def render_items(
                 severity=Severity.INFO,
             )
         )
-    out.objects = rendered + passthrough
+    emitted |= object_index(passthrough, default_namespace)
+    yield from passthrough
 
     # Every ServiceAccount, ConfigMap, Secret, PVC and claim a rendered pod needs: there, or reported.
-    emitted = object_index(out.objects, default_namespace)
-    for ref, item, objects in owners:
-        out.results.extend(r.with_source(item.file, item.index) for r in check_references(ref, objects, emitted, cluster))
-    return out
+    for ref, item, needs in owners:
+        results.extend(r.with_source(item.file, item.index) for r in report_missing(ref, needs, emitted, cluster))
 
 
-def _add_unique(objects: list[dict[str, Any]], rendered: list[dict[str, Any]], seen: set[tuple[str, str, str, str]]) -> None:
-    """Append objects not yet rendered (shared objects such as a model Service appear once)."""
+def _unique(
+    objects: list[dict[str, Any]],
+    seen: set[tuple[str, str, str, str]],
+    emitted: set[tuple[Kind, str, str]],
+    default_namespace: str,
+) -> Iterator[dict[str, Any]]:
+    """The objects not yet rendered (shared objects such as a model Service appear once), indexed as emitted."""
     for obj in objects:
         key = _identity(obj)
         if key not in seen:
             seen.add(key)
-            rendered.append(obj)
+            emitted |= object_index((obj,), default_namespace)
+            yield obj
 
 
 def _identity(obj: dict[str, Any]) -> tuple[str, str, str, str]:
