@@ -6,16 +6,21 @@ problem on stderr and nothing on stdout; exit 2 on an internal bug (traceback on
 
 from __future__ import annotations
 
+import gc
+import shutil
 import sys
-from collections.abc import Sequence
-from typing import TextIO
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import IO, TextIO
 
 from plugin.inputs import load_sources, read_sources
 from plugin.settings import resolve_settings
 from plugin.state_sources import LIVE_SOURCE, LiveCluster, namespaces_of
-from plugin.yamlio import dump_documents, dump_json
+from plugin.fastyaml import Emitter
+from plugin.yamlio import json_line
 from renderer.cluster import StateLayer
-from renderer.render import Item, render_items
+from renderer.render import Item, stream_items
 from renderer.results import Result, Severity
 
 
@@ -90,21 +95,97 @@ def run(
         if any(r.is_error for r in results):
             report(results, stderr, verbose)
             return 1
-    rendered = render_items(
+    # Each object is serialised as soon as it is rendered and then dropped; the text waits in a
+    # buffer until the run is known to have succeeded (nothing on stdout on any error).
+    rendered_results: list[Result] = []
+    stream = stream_items(
         (Item(doc.obj, doc.file, doc.index) for doc in documents),
         settings.config,
         settings.namespace,
+        rendered_results,
         keep_sources=settings.settings.keep_sources,
         cluster_layers=layers,
     )
-    results.extend(rendered.results)
-    report(results, stderr, verbose)
-    if any(r.is_error for r in results):
-        return 1
-    text = dump_json(rendered.objects) if output == "json" else dump_documents(rendered.objects)
-    stdout.write(text)
+    del documents
+    with OutputBuffer() as buffer, frozen_heap():
+        if output == "json":
+            for obj in stream:
+                buffer.write(json_line(obj))
+        else:
+            emitter = Emitter()
+            for obj in stream:
+                buffer.write(emitter.document(obj))
+            buffer.write(emitter.end())
+        results.extend(rendered_results)
+        report(results, stderr, verbose)
+        if any(r.is_error for r in results):
+            return 1
+        buffer.copy_to(stdout)
     stdout.flush()
     return 0
+
+
+@contextmanager
+def frozen_heap() -> Iterator[None]:
+    """Keep the cyclic garbage collector off the objects alive so far (the loaded input).
+
+    They live until the end of the run and hold no reference cycles, yet every full collection
+    would walk them again, which makes a large bundle's render time grow faster than its size.
+    Reference counting still frees them.
+    """
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+class OutputBuffer:
+    """Serialised output held back until the run has succeeded.
+
+    In memory up to ``MEMORY_LIMIT`` characters, then in an anonymous temporary file, so a
+    large render does not hold its whole output text in memory. Where no temporary file can be
+    created, everything stays in memory.
+    """
+
+    MEMORY_LIMIT = 8 * 2**20
+
+    def __init__(self) -> None:
+        self.chunks: list[str] = []
+        self.size = 0
+        self.file: IO[str] | None = None
+
+    def __enter__(self) -> OutputBuffer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.file is not None:
+            self.file.close()
+
+    def write(self, text: str) -> None:
+        if self.file is not None:
+            self.file.write(text)
+            return
+        self.chunks.append(text)
+        self.size += len(text)
+        if self.size > self.MEMORY_LIMIT:
+            self._spill()
+
+    def _spill(self) -> None:
+        try:
+            self.file = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")
+        except OSError:
+            self.MEMORY_LIMIT = sys.maxsize
+            return
+        self.file.writelines(self.chunks)
+        self.chunks = []
+
+    def copy_to(self, stream: TextIO) -> None:
+        if self.file is None:
+            stream.write("".join(self.chunks))
+            return
+        self.file.seek(0)
+        shutil.copyfileobj(self.file, stream, 2**20)
 
 
 def main_stdio(**kwargs: object) -> int:
