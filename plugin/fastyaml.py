@@ -52,6 +52,8 @@ _PLAIN_SAFE = re.compile(rf"(?!---|\.\.\.)(?:[A-Za-z0-9_/.$(=+~]|-[{_PLAIN_REST}
 _BREAKS = re.compile("[\r\n\x85\u2028\u2029]")  # libyaml IS_BREAK: a key with one is not simple
 _SIMPLE_KEY_MAX = 128  # libyaml yaml_emitter_check_simple_key: longer keys use "? key"
 
+_CACHE_LIMIT = 1 << 15  # distinct one-line strings remembered at a time
+
 _INT_MIN = -(2**63)
 _UINT_MAX = 2**64 - 1
 
@@ -91,6 +93,9 @@ class _Scalars:
 
     def classify(self, text: str) -> None:
         """Fill one of the caches for ``text``."""
+        if len(self.inline) >= _CACHE_LIMIT:
+            # Mostly names seen once by now: start over rather than grow with the stream.
+            self.inline.clear()
         if "\n" not in text and _PLAIN_SAFE.fullmatch(text) and not _has_indicator(text):
             if _plain_resolves_to_str(text):
                 self.inline[text] = text
@@ -298,9 +303,9 @@ class Emitter:
 
     def reference_document(self, obj: Any) -> str:
         """The reference dumper's text for one document of a stream, and its end-of-stream trailer."""
-        followed = yaml.dump_all([obj, {}], explicit_start=True, **DUMP_OPTIONS)
+        followed: str = yaml.dump_all([obj, {}], explicit_start=True, **DUMP_OPTIONS)
         text = followed[: -len(_NEXT_DOCUMENT)]
-        alone = yaml.dump(obj, explicit_start=True, **DUMP_OPTIONS)
+        alone: str = yaml.dump(obj, explicit_start=True, **DUMP_OPTIONS)
         if not followed.endswith(_NEXT_DOCUMENT) or not alone.startswith(text):
             raise AssertionError(f"unexpected document boundary from the reference dumper: {followed!r}")
         self.trailer = alone[len(text) :]

@@ -161,13 +161,13 @@ def test_kubectl_reads_the_fast_output_back(tmp_path: Path) -> None:
     # differently: "<<" unquoted (a merge key to go-yaml v2 rules) and U+0085 unquoted (a line
     # break in YAML 1.1).
     values = [v for v in TRICKY if v != "<<" and not any(c in v for c in "\x00\x07\x7f\x85")]
-    config_map = {
+    config_map: dict[str, Any] = {
         "apiVersion": "v1",
         "kind": "ConfigMap",
         "metadata": {"name": "tricky", "annotations": {f"example.com/v{i}": v for i, v in enumerate(values)}},
         "data": {f"v{i}": v for i, v in enumerate(values)},
     }
-    pod = {
+    pod: dict[str, Any] = {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": "tricky"},
@@ -183,3 +183,9 @@ def test_kubectl_reads_the_fast_output_back(tmp_path: Path) -> None:
     assert by_kind["ConfigMap"]["data"] == config_map["data"]
     assert by_kind["ConfigMap"]["metadata"]["annotations"] == config_map["metadata"]["annotations"]
     assert by_kind["Pod"]["spec"]["containers"][0]["args"] == values
+
+
+def test_output_is_unchanged_when_the_string_cache_starts_over(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fastyaml, "_CACHE_LIMIT", 4)
+    objects = [{"name": f"object-{i}", "labels": {f"key-{i % 7}": f"value-{i % 5}", "on": "y"}} for i in range(50)]
+    _check(objects)
