@@ -272,7 +272,8 @@ def test_go_path_clean(path: str, want: str) -> None:
     assert go_path_clean(path) == want
 
 
-CONFIGURED = {"type": "pvc", "pvc": {"pvcName": "namespace-snapshots", "basePath": "/snapshots"}}
+CONFIGURED_PVC: dict[str, Any] = {"pvcName": "namespace-snapshots", "basePath": "/snapshots"}
+CONFIGURED: dict[str, Any] = {"type": "pvc", "pvc": CONFIGURED_PVC}
 
 
 def checkpoint_config(**storage_fields: Any) -> CheckpointConfiguration:
@@ -295,12 +296,12 @@ def test_missing_pvc_is_an_error_only_when_known_missing() -> None:
 
 def test_existing_pvc_is_reused() -> None:
     pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "namespace-snapshots", "namespace": NAMESPACE}}
-    create = {"type": "pvc", "pvc": {**CONFIGURED["pvc"], "create": True, "size": "10Gi"}}
+    create = {"type": "pvc", "pvc": {**CONFIGURED_PVC, "create": True, "size": "10Gi"}}
     assert render_checkpoint_storage(NAMESPACE, checkpoint_config(**create), state(pvc)) == ([], [])
 
 
 def test_create_true_renders_the_namespace_pvc() -> None:
-    create = {"type": "pvc", "pvc": {**CONFIGURED["pvc"], "create": True, "size": "10Gi", "storageClassName": "efs-sc", "accessMode": "ReadWriteMany"}}
+    create = {"type": "pvc", "pvc": {**CONFIGURED_PVC, "create": True, "size": "10Gi", "storageClassName": "efs-sc", "accessMode": "ReadWriteMany"}}
     (pvc,), _ = render_checkpoint_storage(NAMESPACE, checkpoint_config(**create), state())
     assert pvc["spec"] == {
         "accessModes": ["ReadWriteMany"],
@@ -319,7 +320,7 @@ def test_create_true_defaults_to_read_write_many_and_the_default_storage_class()
 
 @pytest.mark.parametrize(("size", "message"), [("", "checkpoint.storage.pvc.size is required"), ("0", "must be greater than zero"), ("-1Gi", "must be greater than zero"), ("ten", "invalid checkpoint.storage.pvc.size")])
 def test_create_true_validates_the_size(size: str, message: str) -> None:
-    create = {"type": "pvc", "pvc": {**CONFIGURED["pvc"], "create": True, "size": size}}
+    create = {"type": "pvc", "pvc": {**CONFIGURED_PVC, "create": True, "size": size}}
     with pytest.raises(RenderError) as err:
         render_checkpoint_storage(NAMESPACE, checkpoint_config(**create), state())
     assert err.value.message.startswith("failed to reconcile checkpoint storage: ") and message in err.value.message
@@ -529,3 +530,20 @@ def test_effective_seccomp_profile(seccomp: dict[str, Any] | None, want: str) ->
     if seccomp is not None:
         doc["seccomp"] = seccomp
     assert effective_seccomp_profile(CheckpointConfiguration.model_validate(doc)) == want
+
+
+def test_snapshot_agent_discovery_reads_only_the_agent_containers_mounts() -> None:
+    daemon_set = snapshot_agent()
+    pod = daemon_set["spec"]["template"]["spec"]
+    pod["containers"] = [
+        {"name": "sidecar", "volumeMounts": [{"name": "checkpoints", "mountPath": "/elsewhere"}]},
+        {"name": "agent", "volumeMounts": [{"name": "scratch", "mountPath": " "}, {"name": "checkpoints", "mountPath": "/data/"}]},
+    ]
+    restore = resolve_restore(READY, storage(), NAMESPACE, state(daemon_set))
+    assert restore is not None and restore.storage == Storage("pvc", "snapshot-pvc", "/data")
+
+
+def test_gms_restore_with_an_unknown_mode_is_an_error() -> None:
+    info = CheckpointInfo(enabled=True, ready=True, hash=TEST_HASH, name="g", gpu_memory_service={"enabled": True, "mode": "Sideways"})
+    with pytest.raises(RenderError, match='gpuMemoryService checkpoint restore has unsupported mode "Sideways"'):
+        inject_restore(pod_spec(), resolve_restore(info, storage(**CONFIGURED), NAMESPACE, state()), "")

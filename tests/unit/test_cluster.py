@@ -468,3 +468,24 @@ def test_rendering_without_live_never_imports_kubernetes(tmp_path: Path) -> None
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip().splitlines()[-1] == "False False"
     assert "kind: Deployment" in done.stdout
+
+
+def test_unreadable_pull_secrets_are_warned_about_without_their_data() -> None:
+    bad_payload = obj("Secret", "broken", type="kubernetes.io/dockerconfigjson", data={".dockerconfigjson": "%%%"})
+    not_json = obj("Secret", "text", type="kubernetes.io/dockerconfigjson", stringData={".dockerconfigjson": "hunter2"})
+    bad_host = pull_secret("hosts", "https://[::1", "ok.example.com")
+    cluster, problems = build_cluster_state([StateLayer("file", (bad_payload, not_json, bad_host))], "default")
+    assert [p.line() for p in problems] == [
+        "[warning] Secret/broken data[.dockerconfigjson]: unable to read the auths of docker config json secret llm/broken; "
+        "it is not indexed for image pull secrets",
+        "[warning] Secret/text data[.dockerconfigjson]: unable to read the auths of docker config json secret llm/text; "
+        "it is not indexed for image pull secrets",
+        "[warning] Secret/hosts: unable to get host for a registry of secret llm/hosts; that entry is not indexed",
+    ]
+    assert "hunter2" not in "".join(p.line() for p in problems)
+    assert cluster.pull_secrets == {NS: {"ok.example.com": ("hosts",)}}
+
+
+def test_object_index_skips_nameless_items_and_defaults_the_namespace() -> None:
+    index = object_index([obj("ConfigMap", "a", namespace=None), {"kind": "ConfigMap", "metadata": {}}, "junk"], "team")
+    assert index == {(("", "ConfigMap"), "team", "a")}

@@ -380,3 +380,25 @@ def test_exact_device_count(mode: str | None, count: int | None, want: int | str
             exact_device_count(mode, count)
     else:
         assert exact_device_count(mode, count) == want
+
+
+def test_missing_resource_claim_and_bad_counts_are_reported() -> None:
+    cluster, _ = build_cluster_state([StateLayer("test", tuple(DEVICE_CLASSES))], "default")
+    with pytest.raises(RenderError, match='failed to get ResourceClaim default/gone: resourceclaims.resource.k8s.io "gone" not found'):
+        resolve_gpu_count(cluster, "default", {"resourceClaims": [{"name": "c", "resourceClaimName": "gone"}]}, [{"name": "c"}], "f")
+    odd = claim_template("odd", exact_request("gpus", "gpu.nvidia.com", 0))
+    odd["spec"]["spec"]["devices"]["requests"][0]["exactly"]["count"] = "two"
+    cluster, _ = build_cluster_state([StateLayer("test", (*DEVICE_CLASSES, odd))], "default")
+    with pytest.raises(RenderError, match="device count 'two' is not an integer"):
+        resolve_gpu_count(cluster, "default", {"resourceClaims": [template_pod_claim("c", "odd")]}, [{"name": "c"}], "f")
+
+
+def test_v1beta1_first_available_requests_keep_their_shape() -> None:
+    template = {
+        "apiVersion": "resource.k8s.io/v1beta1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": "old", "namespace": "default"},
+        "spec": {"spec": {"devices": {"requests": [{"name": "gpus", "firstAvailable": [{"name": "a", "deviceClassName": "gpu.nvidia.com", "count": 2}]}]}}},
+    }
+    cluster, _ = build_cluster_state([StateLayer("test", (*DEVICE_CLASSES, template))], "default")
+    assert resolve_gpu_count(cluster, "default", {"resourceClaims": [template_pod_claim("gpu", "old")]}, [{"name": "gpu"}], "f") == 2
