@@ -1,0 +1,94 @@
+"""The streaming render path gives what the list path gives, and keeps the output contract.
+
+``stream_items`` must yield the objects of ``render_items`` in the same order with the same
+results; the ``render`` command writes objects as they come into a buffer that spills to a
+temporary file, and still writes nothing on stdout when anything failed.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import plugin.render_cmd as render_cmd
+from plugin.inputs import load_sources, read_sources
+from plugin.settings import resolve_settings
+from plugin.yamlio import dump_documents, dump_json
+from renderer.render import Item, render_items, stream_items
+from tests.fuzz.support import render
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+INPUTS = sorted(p for p in GOLDEN.glob("*/*/input.yaml") if not (p.parent / "config.yaml").exists())
+
+
+def _items(path: Path) -> list[Item]:
+    sources, _ = read_sources([str(path)])
+    documents, _ = load_sources(sources)
+    return [Item(doc.obj, doc.file, doc.index) for doc in documents]
+
+
+@pytest.mark.parametrize("path", INPUTS, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}")
+def test_stream_matches_the_list(path: Path) -> None:
+    settings, problems = resolve_settings(namespace=None)
+    assert settings is not None, problems
+    listed = render_items(_items(path), settings.config, settings.namespace)
+    results: list[Any] = []
+    streamed = list(stream_items(_items(path), settings.config, settings.namespace, results))
+    assert streamed == listed.objects
+    assert results == listed.results
+
+
+def _bundle(tmp_path: Path, count: int, broken: bool = False) -> Path:
+    docs = []
+    for n in range(count):
+        docs.append(
+            "apiVersion: nvidia.com/v1beta1\nkind: DynamoComponentDeployment\n"
+            f"metadata:\n  name: web-{n}\n  namespace: ns\n"
+            "spec:\n  type: frontend\n  podTemplate:\n    spec:\n      containers:\n"
+            "        - name: main\n          image: registry.example/frontend:1.0.0\n"
+        )
+    if broken:
+        docs.append("apiVersion: nvidia.com/v1beta1\nkind: DynamoComponentDeployment\nmetadata:\n  name: bad\nspec:\n  replicas: -1\n")
+    path = tmp_path / "bundle.yaml"
+    path.write_text("---\n".join(docs), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("output", ["yaml", "json"])
+def test_spilled_output_is_the_same_stream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, output: str) -> None:
+    bundle = _bundle(tmp_path, 12)
+    in_memory = render([bundle], output=output)
+    assert in_memory.code == 0, in_memory.stderr
+    monkeypatch.setattr(render_cmd.OutputBuffer, "MEMORY_LIMIT", 100)
+    spilled = render([bundle], output=output)
+    assert spilled.code == 0, spilled.stderr
+    assert spilled.stdout == in_memory.stdout
+    objects = [json.loads(line) for line in in_memory.stdout.splitlines()] if output == "json" else in_memory.objects()
+    assert in_memory.stdout == (dump_json(objects) if output == "json" else dump_documents(objects))
+
+
+def test_without_a_temporary_file_the_output_stays_in_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bundle = _bundle(tmp_path, 12)
+    expected = render([bundle]).stdout
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(render_cmd.OutputBuffer, "MEMORY_LIMIT", 100)
+    monkeypatch.setattr(tempfile, "TemporaryFile", refuse)
+    run = render([bundle])
+    assert run.code == 0, run.stderr
+    assert run.stdout == expected
+
+
+def test_nothing_on_stdout_when_a_late_object_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The failing DCD comes after enough output to have spilled to the temporary file.
+    monkeypatch.setattr(render_cmd.OutputBuffer, "MEMORY_LIMIT", 100)
+    run = render([_bundle(tmp_path, 12, broken=True)])
+    assert run.code == 1
+    assert run.stdout == ""
+    assert "spec.replicas" in run.stderr
