@@ -155,9 +155,8 @@ class Loader(_BaseLoader):  # type: ignore[misc,valid-type]
         if tag != node.tag:
             if node.tag == _FLOAT and tag == _INT:
                 return float(value)
-            raise _constructor_error(
-                f"cannot decode {_short_tag(tag)} `{node.value}` as a {_short_tag(node.tag)}", node
-            )
+            # the value itself is not repeated: it may be a Secret's data
+            raise _constructor_error(f"cannot decode a {_short_tag(tag)} value as a {_short_tag(node.tag)}", node)
         if isinstance(value, float) and not math.isfinite(value):
             # sigs.k8s.io/yaml converts every document to JSON, which has no NaN or infinity.
             raise _constructor_error(f"{node.value} cannot be represented in JSON (json: unsupported value)", node)
@@ -176,7 +175,7 @@ class Loader(_BaseLoader):  # type: ignore[misc,valid-type]
         """``!!timestamp``: go-yaml hands timestamps to JSON as the text they were written as."""
         text = self.construct_scalar(node)
         if not _TIMESTAMP_TEXT.match(text):
-            raise _constructor_error(f"cannot decode !!str `{text}` as a !!timestamp", node)
+            raise _constructor_error("cannot decode a !!str value as a !!timestamp", node)
         return text
 
     def construct_shared_str(self, node: Any) -> str:
@@ -397,10 +396,13 @@ class Document:
 
 
 def load_documents(text: str, file: str) -> tuple[list[Document], list[Result]]:
-    """Every non-empty document of a YAML stream; a broken stream is one error result.
+    """Every non-empty document of a YAML stream (or a JSON stream); a broken stream is one error.
 
     Documents are indexed from 0 in stream order (empty documents count, as kubectl's do not
-    matter for identity but keep indexes aligned with what editors show).
+    matter for identity but keep indexes aligned with what editors show). Text that is not YAML
+    but starts like JSON is read as a stream of JSON values, as kubectl's YAML-or-JSON decoder
+    reads it: our own ``-o json`` output (one object per line) and JSON that YAML cannot hold
+    (surrogate-pair escapes, tabs) come back as they were written.
     """
     docs: list[Document] = []
     index = 0  # the document being read, also when reading it fails
@@ -411,10 +413,84 @@ def load_documents(text: str, file: str) -> tuple[list[Document], list[Result]]:
                     docs.append(Document(item, file, index))
             index += 1
     except yaml.YAMLError as err:
+        if text.lstrip()[:1] in ("{", "["):
+            return load_json_stream(text, file)
         return docs, [Result(_yaml_message(err), file=file, index=index)]
     except RecursionError:
         return docs, [Result("document nesting is too deep", file=file, index=index)]
     return docs, []
+
+
+class _JSONValueError(ValueError):
+    """A JSON value the Kubernetes decoders refuse (duplicate key, NaN)."""
+
+
+def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    mapping: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in mapping:
+            raise _JSONValueError(f'mapping key "{key}" already defined')
+        mapping[key] = value
+    return mapping
+
+
+def _json_constant(name: str) -> Any:
+    raise _JSONValueError(f"{name} cannot be represented in JSON (json: unsupported value)")
+
+
+def _json_int(text: str) -> int | float:
+    """An integer as Go decodes it for Kubernetes: int64 (or uint64), else a float64."""
+    value = int(text)
+    return value if _INT64[0] <= value <= _UINT64_MAX else float(text)
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_JSON_DECODER = json.JSONDecoder(object_pairs_hook=_json_object, parse_constant=_json_constant, parse_int=_json_int)
+
+
+def _json_text(value: str) -> str:
+    """Go's JSON decoder turns an unpaired surrogate escape into U+FFFD."""
+    return _LONE_SURROGATE.sub("\ufffd", value) if _LONE_SURROGATE.search(value) else value
+
+
+def _clean_json(value: Any, depth: int = 1) -> Any:
+    """Unpaired surrogates replaced; nesting limited as for YAML (``MAX_DEPTH``)."""
+    if isinstance(value, str):
+        return _json_text(value)
+    if isinstance(value, (dict, list)) and depth > MAX_DEPTH:
+        raise _JSONValueError(f"document nesting is too deep (more than {MAX_DEPTH} levels)")
+    if isinstance(value, dict):
+        return {_json_text(k): _clean_json(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean_json(v, depth + 1) for v in value]
+    return value
+
+
+def load_json_stream(text: str, file: str) -> tuple[list[Document], list[Result]]:
+    """Every value of a stream of JSON values (objects one after another, as kubectl reads them).
+
+    Mirrors: k8s.io/apimachinery/pkg/util/yaml YAMLOrJSONDecoder (a JSON stream),
+    encoding/json (an unpaired surrogate escape becomes U+FFFD).
+    """
+    docs: list[Document] = []
+    position, index = 0, 0
+    while True:
+        while position < len(text) and text[position] in " \t\r\n":
+            position += 1
+        if position >= len(text):
+            return docs, []
+        try:
+            value, position = _JSON_DECODER.raw_decode(text, position)
+            value = _clean_json(value)
+        except json.JSONDecodeError as err:
+            return docs, [Result(f"invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}", file=file, index=index)]
+        except _JSONValueError as err:
+            return docs, [Result(f"invalid JSON: {err}", file=file, index=index)]
+        except RecursionError:
+            return docs, [Result(f"document nesting is too deep (more than {MAX_DEPTH} levels)", file=file, index=index)]
+        if value is not None:
+            docs.extend(Document(item, file, index) for item in _flatten_lists(value))
+        index += 1
 
 
 def _flatten_lists(obj: Any) -> Iterator[Any]:

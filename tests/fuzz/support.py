@@ -45,6 +45,7 @@ def render(
     output: str = "yaml",
     config: str | Path | None = None,
     operator_config: str | Path | None = None,
+    **extra: Any,
 ) -> Run:
     """Run ``dynamo-render render PATHS`` in-process; exceptions propagate (they are bugs)."""
     recorded: list[Result] = []
@@ -68,6 +69,7 @@ def render(
             verbose=False,
             stdout=stdout,
             stderr=stderr,
+            **{k: str(v) if isinstance(v, Path) else v for k, v in extra.items()},
         )
     finally:
         render_cmd.report = original  # type: ignore[assignment]

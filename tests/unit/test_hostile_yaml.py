@@ -139,12 +139,12 @@ def test_core_tags_decode_as_go_yaml_does(value: str, expected: object) -> None:
 @pytest.mark.parametrize(
     "value, problem",
     [
-        ("!!int abc", "cannot decode !!str `abc` as a !!int"),
-        ("!!bool maybe", "cannot decode !!str `maybe` as a !!bool"),
-        ("!!null x", "cannot decode !!str `x` as a !!null"),
-        ("!!int 1.5", "cannot decode !!float `1.5` as a !!int"),
+        ("!!int abc", "cannot decode a !!str value as a !!int"),
+        ("!!bool maybe", "cannot decode a !!str value as a !!bool"),
+        ("!!null x", "cannot decode a !!str value as a !!null"),
+        ("!!int 1.5", "cannot decode a !!float value as a !!int"),
         ("!!binary '%%%'", "!!binary value contains invalid base64 data"),
-        ("!!timestamp yesterday", "cannot decode !!str `yesterday` as a !!timestamp"),
+        ("!!timestamp yesterday", "cannot decode a !!str value as a !!timestamp"),
     ],
 )
 def test_core_tags_with_values_that_do_not_fit_are_errors(tmp_path: Path, value: str, problem: str) -> None:
@@ -545,3 +545,34 @@ def test_many_small_documents(tmp_path: Path) -> None:
     assert run.code == 0
     assert run.stdout.count("kind: ConfigMap") == 50_000
     print(f"50,000 documents ({len(text) / 1e6:.1f} MB) in {time.monotonic() - started:.1f}s")
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON streams (kubectl's YAML-or-JSON decoder)
+
+
+def test_a_json_stream_reads_as_one_object_per_value(tmp_path: Path) -> None:
+    text = '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}\n{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b"}}\n'
+    run = _ok(render_text(text, tmp_path, name="stream.json"))
+    assert [o["metadata"]["name"] for o in run.objects()] == ["a", "b"]
+
+
+def test_json_with_escapes_yaml_cannot_hold_reads_as_go_does(tmp_path: Path) -> None:
+    # a surrogate pair is one character; an unpaired surrogate becomes U+FFFD, as in Go
+    text = '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"x": "\\ud83d\\ude00", "y": "\\ud800"}}'
+    run = _ok(render_text(text, tmp_path, name="x.json"))
+    assert run.objects()[0]["data"] == {"x": "\U0001f600", "y": "\ufffd"}
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ('{"a": 1}\n{"b": ', "invalid JSON at line 2, column 7"),
+        ('{"a": 1}\n{"a": 1, "a": 2}', 'invalid JSON: mapping key "a" already defined'),
+        ('{"x": "\\ud800", "a": 1, "a": 2}', 'mapping key "a" already defined'),
+        ('{"x": "\\ud800", "a": Infinity}', "Infinity cannot be represented in JSON"),
+        ('{"x": "\\ud800", "a": ' + "[" * 200 + "]" * 200 + "}", "document nesting is too deep"),
+    ],
+)
+def test_broken_json_streams_are_one_line_errors(tmp_path: Path, text: str, problem: str) -> None:
+    _refused(render_text(text, tmp_path, name="x.json"), problem)
