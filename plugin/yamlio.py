@@ -269,7 +269,6 @@ def _yaml_kind(value: Any) -> str:
 # deepest thing seen in practice); the emitter needs about three Python frames per level.
 MAX_DEPTH = 100
 
-_MERGE_TAG = "tag:yaml.org,2002:merge"
 # go-yaml v2's alias budget: below this many decode operations 99% may come from aliases,
 # above the high mark 10%, linearly in between.
 _ALIAS_RATIO_RANGE_LOW = 400_000
@@ -364,7 +363,7 @@ class _DocumentCheck:
         size, deepest = own, 0
         if is_map:
             for key_node, value_node in node.value:
-                if isinstance(key_node, yaml.ScalarNode) and key_node.tag == _MERGE_TAG:
+                if isinstance(key_node, yaml.ScalarNode) and key_node.tag == _MERGE:
                     child_size, child_depth = self.child(value_node, level + 1, merge=True)
                     size += child_size
                     deepest = max(deepest, child_depth)
