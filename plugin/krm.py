@@ -81,7 +81,6 @@ CONFIGMAP_KEYS: dict[str, tuple[tuple[str, ...], str]] = {
     "companions": (("companions",), "bool"),
     "lws": (("gates", "lws"), "bool"),
     "checkpoint": (("gates", "checkpoint"), "bool"),
-    "dra": (("gates", "dra"), "bool"),
     "apiVersions": (("apiVersions",), "list"),
     "operatorConfigPath": (("operatorConfigPath",), "string"),
 }

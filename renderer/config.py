@@ -393,7 +393,6 @@ class Gates(_Strict):
     lws: bool | None = None
     grove: bool | None = None
     checkpoint: bool | None = None
-    dra: bool | None = None
 
 
 class RenderSettings(_Strict):

@@ -488,7 +488,7 @@ def test_configmap_keys_set_the_settings() -> None:
 @pytest.mark.parametrize(
     ("data", "field", "message"),
     [
-        ({"bogus": "1"}, "data.bogus", 'unknown key "bogus" (valid: namespace, keepSources, companions, lws, checkpoint, dra, apiVersions, operatorConfigPath)'),
+        ({"bogus": "1"}, "data.bogus", 'unknown key "bogus" (valid: namespace, keepSources, companions, lws, checkpoint, apiVersions, operatorConfigPath)'),
         ({"keepSources": "yes"}, "data.keepSources", 'expected true or false, got "yes"'),
     ],
     ids=["unknown-key", "bad-bool"],
