@@ -7,9 +7,7 @@ problem on stderr and nothing on stdout; exit 2 on an internal bug (traceback on
 from __future__ import annotations
 
 import gc
-import shutil
 import sys
-import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import IO, TextIO
@@ -172,6 +170,8 @@ class OutputBuffer:
             self._spill()
 
     def _spill(self) -> None:
+        import tempfile  # only large outputs get here
+
         try:
             self.file = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")
         except OSError:
@@ -185,7 +185,8 @@ class OutputBuffer:
             stream.write("".join(self.chunks))
             return
         self.file.seek(0)
-        shutil.copyfileobj(self.file, stream, 2**20)
+        while chunk := self.file.read(2**20):
+            stream.write(chunk)
 
 
 def main_stdio(**kwargs: object) -> int:

@@ -45,7 +45,8 @@ DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z
 class _Strict(BaseModel):
     """Dynamo-owned objects: camelCase JSON names, no coercion, unknown fields rejected."""
 
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, populate_by_name=False)
+    # Validators are built on first use, not at import (start-up time of the CLI).
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, populate_by_name=False, defer_build=True)
 
 
 def _int32(ge: int | None = None, le: int = INT32_MAX) -> Any:

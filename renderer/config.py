@@ -37,7 +37,8 @@ class _Loose(BaseModel):
     there; in Git they are usually typos, so we warn.
     """
 
-    model_config = ConfigDict(strict=True, extra="allow", populate_by_name=True)
+    # Validators are built on first use, not at import (start-up time of the CLI).
+    model_config = ConfigDict(strict=True, extra="allow", populate_by_name=True, defer_build=True)
 
 
 class ServerSettings(_Loose):
@@ -381,7 +382,7 @@ def _unknown_fields(model: BaseModel, prefix: str) -> list[Result]:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid", populate_by_name=False)
+    model_config = ConfigDict(strict=True, extra="forbid", populate_by_name=False, defer_build=True)
 
 
 class Gates(_Strict):

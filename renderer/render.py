@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from renderer import consts
 from renderer.api import DCD, parse_dcd
-from renderer import companions, epp
-from renderer.dgd import DGD, WORKER_HASH_PLACEHOLDER, Component, dcd_as_written, dcd_name, generate_dcds, parse_dgd
+from renderer import companions
 from renderer.labels import is_k8s_discovery_enabled, kube_annotations, kube_labels
 from renderer.checkpoint import CheckpointInfo, render_checkpoint_storage, resolve_checkpoint
 from renderer.cluster import BUNDLE_SOURCE, ClusterState, Kind, StateLayer, build_cluster_state
@@ -35,6 +34,12 @@ from renderer.services import (
     render_virtual_service,
 )
 from renderer.workloads import render_deployment, render_leader_worker_set
+
+if TYPE_CHECKING:
+    from renderer.dgd import DGD, Component
+
+# The graph modules (renderer.dgd, renderer.epp) are imported where a DGD is rendered: a run
+# with DCDs only does not pay for them at start-up.
 
 
 def render_component(
@@ -166,6 +171,7 @@ def compute_worker_hash(dgd: DGD, config: RenderConfig) -> str:
 
     Mirrors: internal/dynamo/hash.go ComputeDGDWorkersSpecHash.
     """
+    from renderer.dgd import WORKER_HASH_PLACEHOLDER, generate_dcds
     from renderer.gohash import WorkerTemplate, resolve_runtime_version_for_hash, worker_hash
 
     workers: dict[str, WorkerTemplate] = {}
@@ -195,6 +201,8 @@ def render_graph(dgd: DGD, config: RenderConfig, cluster: ClusterState) -> list[
     Mirrors: internal/controller/dgd_component_program.go Reconcile and
     dgd_shared_resources_reconciler.go Reconcile
     """
+    from renderer.dgd import dcd_as_written, generate_dcds
+
     objects: list[dict[str, Any]] = []
     operator = config.operator
 
@@ -256,6 +264,9 @@ def _render_epp_resources(dgd: DGD, component: Component, config: RenderConfig) 
     one it owned before, which leaves nothing to render.
     Mirrors: internal/controller/dgd_epp_reconciler.go Reconcile
     """
+    from renderer import epp
+    from renderer.dgd import dcd_name
+
     objects: list[dict[str, Any]] = []
     epp_config = component.raw.get("eppConfig") or {}
     if epp_config.get("configMapRef") is None:
@@ -380,6 +391,8 @@ def stream_items(
     for item in items:
         obj = item.obj
         if is_dgd(obj):
+            from renderer.dgd import parse_dgd
+
             dgd, parse_results = parse_dgd(obj, default_namespace, config)
             results.extend(r.with_source(item.file, item.index) for r in parse_results)
             if dgd is None:
