@@ -482,9 +482,18 @@ def test_no_writable_filesystem_is_needed(read_only_dirs: tuple[Path, Path]) -> 
     assert b"kind: Deployment" in proc.stdout
 
 
-def test_no_writable_filesystem_is_needed_even_as_root(tmp_path: Path) -> None:
-    """Where permissions cannot stop root, a process-wide write guard does: no file is opened for writing."""
-    (tmp_path / "app.yaml").write_text(dump_documents(VALID_DCDS), encoding="utf-8")
+@pytest.mark.parametrize("size", ["small", "large"])
+def test_no_writable_filesystem_is_needed_even_as_root(tmp_path: Path, size: str) -> None:
+    """Where permissions cannot stop root, a process-wide write guard does: no file is opened for writing.
+
+    The large case renders more than the command keeps in memory before spilling its held-back
+    output to a temporary file; with no writable place it must still succeed.
+    """
+    objects = list(VALID_DCDS)
+    if size == "large":
+        blob = "x" * 2**20
+        objects += [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"blob-{i}"}, "data": {"b": blob}} for i in range(12)]
+    (tmp_path / "app.yaml").write_text(dump_documents(objects), encoding="utf-8")
     guard = textwrap.dedent(
         """
         import builtins, io, os, sys
@@ -514,6 +523,8 @@ def test_no_writable_filesystem_is_needed_even_as_root(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]
     assert b"kind: Deployment" in proc.stdout
+    if size == "large":
+        assert len(proc.stdout) > 12 * 2**20
 
 
 BLOCKED_NETWORK = {"HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9", "https_proxy": "http://127.0.0.1:9", "http_proxy": "http://127.0.0.1:9", "NO_PROXY": ""}
