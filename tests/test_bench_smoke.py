@@ -1,0 +1,62 @@
+"""The render benchmark runs end to end on a small bundle (timings are never asserted).
+
+It drives the real console script, kubectl kustomize and the PyYAML round trip exactly as a
+full benchmark run does, with N=20, and checks that the report and its JSON come out whole.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "bench" / "render_bench.py"
+
+
+def test_render_benchmark_smoke(tmp_path: Path) -> None:
+    report = tmp_path / "bench.json"
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--dcds", "20", "--scale", "10,20", "--repeat", "1", "--cold-repeat", "1",
+         "--json", str(report)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    for target in ("P1", "P2", "P3", "P4 peak RSS", "P4 time"):
+        assert f"| {target}" in done.stdout
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert data["dcds"] == 20
+    assert data["objects"] > 20  # every DCD renders to several objects
+    for name in ("render", "kustomize", "round_trip", "render_one", "kustomize_one", "render_small", "render_large"):
+        assert data["wall_seconds"][name] > 0
+        assert data["rss_mib"][name] > 0
+    assert set(data["ratios"]) == {"p1", "p2", "p3", "p4_time", "p4_rss_mib"}
+
+
+def test_generated_bundle_follows_the_corpus_mix(tmp_path: Path) -> None:
+    sys.path.insert(0, str(BENCH.parent))
+    try:
+        import render_bench
+    finally:
+        sys.path.remove(str(BENCH.parent))
+    root = render_bench.write_dcds(tmp_path / "dcds", 40)
+    docs = [doc for path in sorted(root.glob("*.yaml")) for doc in yaml.safe_load_all(path.read_text(encoding="utf-8"))]
+    dcds = [doc for doc in docs if doc["kind"] == "DynamoComponentDeployment"]
+    assert len(dcds) == 40
+    types = [dcd["spec"]["type"] for dcd in dcds]
+    assert types.count("frontend") == 12
+    assert types.count("planner") == 4
+    assert sum(1 for dcd in dcds if "multinode" in dcd["spec"]) == 4  # one in ten
+    assert {dcd["spec"]["backendFramework"] for dcd in dcds} == {"vllm", "sglang", "trtllm"}
+    workers = [dcd for dcd in dcds if dcd["spec"]["type"] in ("prefill", "decode", "worker")]
+    for dcd in workers:
+        main = dcd["spec"]["podTemplate"]["spec"]["containers"][0]
+        assert main["env"] and main["volumeMounts"] and main["resources"]["limits"]["nvidia.com/gpu"]
+    # The Secrets, PVCs and ConfigMaps the pods reference travel with the bundle.
+    assert {doc["kind"] for doc in docs} == {"DynamoComponentDeployment", "ConfigMap", "Secret", "PersistentVolumeClaim"}
