@@ -38,6 +38,8 @@ def show(value: str) -> str:
 
 def dns1123_label_problem(value: str) -> str | None:
     """Mirrors: validation.go IsDNS1123Label."""
+    if not value:
+        return "must not be empty"
     if len(value) > DNS1123_LABEL_MAX:
         return f"must be no more than {DNS1123_LABEL_MAX} characters"
     if not _DNS1123_LABEL.fullmatch(value):

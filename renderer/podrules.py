@@ -69,7 +69,7 @@ def _pod_spec(spec: dict[str, Any], prefix: str) -> list[Result]:
     results: list[Result] = []
     for index, volume in _items(spec.get("volumes")):
         name = volume.get("name")
-        if isinstance(name, str) and name:
+        if isinstance(name, str):
             problem = objectmeta.dns1123_label_problem(name)
             if problem:
                 results.append(_error("volume", name, problem, f"{prefix}.volumes[{index}].name"))
@@ -78,7 +78,7 @@ def _pod_spec(spec: dict[str, Any], prefix: str) -> list[Result]:
         for index, container in _items(spec.get(field)):
             where = f"{prefix}.{field}[{index}]"
             name = container.get("name")
-            if isinstance(name, str) and name:
+            if isinstance(name, str):
                 problem = objectmeta.dns1123_label_problem(name)
                 if problem:
                     results.append(_error("container", name, problem, f"{where}.name"))
@@ -87,9 +87,16 @@ def _pod_spec(spec: dict[str, Any], prefix: str) -> list[Result]:
                     results.append(Result(f"duplicate container name {objectmeta.show(name)} (also {seen[name]})", field=f"{where}.name"))
                 seen.setdefault(name, where)
             results += _ports(container.get("ports"), f"{where}.ports")
+            # a mount names a volume (declared, or one the operator adds under that name)
+            for position, mount in _items(container.get("volumeMounts")):
+                mount_name = mount.get("name")
+                if isinstance(mount_name, str) and mount_name:
+                    problem = objectmeta.dns1123_label_problem(mount_name)
+                    if problem:
+                        results.append(_error("volume", mount_name, problem, f"{where}.volumeMounts[{position}].name"))
     if isinstance(spec.get("nodeSelector"), dict):
         results += objectmeta.validate_labels(_strings(spec["nodeSelector"]), f"{prefix}.nodeSelector")
-    for selector, where in _match_labels(spec, prefix):
+    for selector, where in match_labels(spec, prefix):
         results += objectmeta.validate_labels(_strings(selector), where)
     return results
 
@@ -123,7 +130,7 @@ def _ports(ports: Any, prefix: str) -> list[Result]:
     return results
 
 
-def _match_labels(node: Any, path: str) -> Iterator[tuple[dict[str, Any], str]]:
+def match_labels(node: Any, path: str) -> Iterator[tuple[dict[str, Any], str]]:
     """Every label selector's ``matchLabels`` under a pod spec (affinity, spread constraints)."""
     if isinstance(node, dict):
         for key, value in node.items():
@@ -131,10 +138,10 @@ def _match_labels(node: Any, path: str) -> Iterator[tuple[dict[str, Any], str]]:
             if key == "matchLabels" and isinstance(value, dict):
                 yield value, where
             else:
-                yield from _match_labels(value, where)
+                yield from match_labels(value, where)
     elif isinstance(node, list):
         for index, item in enumerate(node):
-            yield from _match_labels(item, f"{path}[{index}]")
+            yield from match_labels(item, f"{path}[{index}]")
 
 
 def _items(value: Any) -> Iterator[tuple[int, dict[str, Any]]]:

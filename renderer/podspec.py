@@ -35,6 +35,7 @@ from renderer.labels import (
 )
 from renderer.merge import merge_envs, merge_main_container, merge_override, merge_probe
 from renderer.naming import compute_dynamo_namespace, k8s_discovery_service_account_name
+from renderer.objectmeta import dns1123_label_problem, show
 from renderer.quantity import unmarshal_quantity
 from renderer.results import RenderError, go_quote
 
@@ -171,6 +172,10 @@ def apply_compilation_cache_volume(pod_spec: dict[str, Any], dcd: DCD) -> None:
             raise RenderError(f'compilation cache volume "{pvc}" is defined more than once', "spec.compilationCache")
         found = True
     if not found:
+        # the PVC name becomes the volume's name, which the API server checks as a DNS-1123 label
+        problem = dns1123_label_problem(pvc)
+        if problem:
+            raise RenderError(f"compilation cache PVC name {show(pvc)} cannot name the pod's volume: {problem}", "spec.compilationCache.pvcName")
         pod_spec["volumes"] = [*(pod_spec.get("volumes") or []), {"name": pvc, "persistentVolumeClaim": {"claimName": pvc}}]
 
 

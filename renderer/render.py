@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from renderer import consts
+from renderer import apiserver, consts
 from renderer.api import DCD, parse_dcd
 from renderer import companions
 from renderer.labels import is_k8s_discovery_enabled, kube_annotations, kube_labels
@@ -402,6 +402,11 @@ def stream_items(
             except RenderError as err:
                 results.append(err.to_result(dgd.ref).with_source(item.file, item.index))
                 continue
+            # Objects the API server would refuse are errors, never output.
+            refused = apiserver.refusals(objects)
+            if refused:
+                results.extend(r.with_source(item.file, item.index) for r in refused)
+                continue
             owners.append((dgd.ref, item, needed_references(dgd.ref, objects)))
             yield from _unique(objects, seen, emitted, default_namespace)
             if keep_sources:
@@ -425,6 +430,11 @@ def stream_items(
         # Companions the graph controller would create: before the workload, as it creates them.
         if config.companions:
             objects = render_standalone_companions(dcd, config) + objects
+        # Objects the API server would refuse are errors, never output.
+        refused = apiserver.refusals(objects)
+        if refused:
+            results.extend(r.with_source(item.file, item.index) for r in refused)
+            continue
         yield from _unique(objects, seen, emitted, default_namespace)
         if keep_sources:
             passthrough.append(obj)

@@ -168,3 +168,48 @@ def _with_pod_spec(extra: str) -> str:
 )
 def test_pod_template_values_the_api_server_refuses(tmp_path: Path, text: str, field: str, message: str) -> None:
     _refused(tmp_path, text, field, message)
+
+
+def _refused_on(tmp_path: Path, text: str, kind: str, field: str, message: str) -> None:
+    """Refused for an object the source would render to (the error names that object)."""
+    run = render_text(text, tmp_path)
+    assert not contract_problems(run), contract_problems(run)
+    assert run.code == 1, run.stdout
+    assert any(r.resource and r.resource.kind == kind and r.field == field and message in r.message for r in run.errors), run.stderr
+
+
+FRONTEND = DCD.replace("type: decode", "type: frontend")
+
+
+def test_a_64_character_name_is_refused_on_the_labels_derived_from_it(tmp_path: Path) -> None:
+    # DNS subdomains may be 253 characters; the operator copies the name into label values (63)
+    text = FRONTEND.replace("name: agg-decode", "name: " + "a" * 64)
+    _refused_on(tmp_path, text, "Deployment", "metadata.labels[nvidia.com/dynamo-component]", "invalid label value")
+
+
+def test_a_name_that_is_no_service_name_is_refused_on_the_service(tmp_path: Path) -> None:
+    _refused_on(tmp_path, FRONTEND.replace("name: agg-decode", "name: 1abc"), "Service", "metadata.name", "must be a DNS-1035 label")
+
+
+def test_a_compilation_cache_pvc_name_that_cannot_name_a_volume_is_refused(tmp_path: Path) -> None:
+    # fuzz: a PVC name with a "/" became the name of the volume the operator adds
+    text = DCD.replace("  type: decode\n", "  type: decode\n  backendFramework: vllm\n  compilationCache: {pvcName: nvidia.com/cache}\n")
+    _refused(tmp_path, text, "spec.compilationCache.pvcName", "cannot name the pod's volume")
+
+
+@pytest.mark.parametrize(
+    "extra, field, message",
+    [
+        # fuzz: an empty init container name passed the CRD (required only means present)
+        ("          initContainers: [{name: '', image: busybox:1.36}]\n", "spec.podTemplate.spec.initContainers[0].name", "must not be empty"),
+        # fuzz: a mount named 'xxx...' made the operator add a PVC volume of that name
+        (None, "spec.podTemplate.spec.containers[0].volumeMounts[0].name", 'invalid volume name "xxxxxxxx'),
+    ],
+    ids=["empty-container-name", "mount-name"],
+)
+def test_names_the_operator_turns_into_pod_names(tmp_path: Path, extra: str | None, field: str, message: str) -> None:
+    if extra is None:
+        text = DCD + "          volumeMounts: [{name: " + "x" * 300 + ", mountPath: /m}]\n"
+    else:
+        text = DCD.replace("      containers:\n", extra.replace("          ", "      ", 1) + "      containers:\n")
+    _refused(tmp_path, text, field, message)
