@@ -252,8 +252,15 @@ def mutated(draw: Any, docs: tuple[Any, ...]) -> list[Any]:
 # Generated DCDs and DGDs
 
 
-K8S_NAME = st.from_regex(r"\A[a-z]([-a-z0-9]{0,14}[a-z0-9])?\Z")
-COMPONENT_NAME = st.from_regex(r"\A[A-Za-z]([-A-Za-z0-9]{0,10}[A-Za-z0-9])?\Z")
+# mostly short names; sometimes names at and past the limits of what is derived from them
+K8S_NAME = st.one_of(
+    st.from_regex(r"\A[a-z]([-a-z0-9]{0,14}[a-z0-9])?\Z"),
+    st.sampled_from(["a" * 40, "a" * 56, "a" * 63, "a" * 64, "a" * 253, "1abc", "a.b", "a-1"]),
+)
+COMPONENT_NAME = st.one_of(
+    st.from_regex(r"\A[A-Za-z]([-A-Za-z0-9]{0,10}[A-Za-z0-9])?\Z"),
+    st.sampled_from(["A" * 40, "a" * 63, "Decode-Worker", "9lives"]),
+)
 BACKENDS = [None, "vllm", "sglang", "trtllm"]
 TYPES = [None, "frontend", "worker", "prefill", "decode", "planner", "epp"]
 IMAGES = st.sampled_from(
