@@ -21,6 +21,24 @@ from typing import Any
 from renderer import consts
 
 _ZERO_SCALARS = ("", 0, False)
+_IMMUTABLE = (str, int, float, bool, type(None))
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of a JSON-shaped tree (dicts, lists, scalars), several times faster than ``copy.deepcopy``.
+
+    Scalars are immutable and shared; any other type falls back to ``copy.deepcopy``. Unlike
+    ``copy.deepcopy``, a sub-tree that appears twice is copied twice (no identity is kept),
+    which changes nothing for data.
+    """
+    kind = type(value)
+    if kind is dict:
+        return {key: copy_json(item) for key, item in value.items()}
+    if kind is list:
+        return [copy_json(item) for item in value]
+    if kind in _IMMUTABLE:
+        return value
+    return copy.deepcopy(value)
 
 
 def _is_zero(value: Any) -> bool:
@@ -40,11 +58,11 @@ def merge_override(base: dict[str, Any], user: dict[str, Any]) -> dict[str, Any]
             out[key] = merge_override(current, value)
         elif isinstance(value, list):
             if value or key not in out:
-                out[key] = copy.deepcopy(value)
+                out[key] = copy_json(value)
         elif _is_zero(value) and key in out:
             continue
         else:
-            out[key] = copy.deepcopy(value)
+            out[key] = copy_json(value)
     return out
 
 
@@ -74,7 +92,7 @@ def merge_main_container(base: dict[str, Any], user: dict[str, Any] | None) -> d
     merged["env"] = merge_envs(base.get("env") or [], user.get("env") or [])
     for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
         if user.get(probe) is not None:
-            merged[probe] = copy.deepcopy(user[probe])
+            merged[probe] = copy_json(user[probe])
     merged["name"] = consts.MAIN_CONTAINER_NAME
     return _drop_empty_env(merged)
 
@@ -95,7 +113,8 @@ def merge_probe(base: dict[str, Any] | None, user: dict[str, Any] | None) -> dic
     if user is None:
         return base
     if base is None:
-        return copy.deepcopy(user)
+        copied: dict[str, Any] = copy_json(user)
+        return copied
     merged = merge_override(base, user)
     for handler in ("httpGet", "tcpSocket"):
         base_port = (base.get(handler) or {}).get("port")

@@ -12,7 +12,6 @@ internal/dynamo/shared_memory.go; internal/secrets/docker.go.
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Callable
 from typing import Any
@@ -33,7 +32,7 @@ from renderer.labels import (
     kube_discovery_mode,
     parent_name,
 )
-from renderer.merge import merge_envs, merge_main_container, merge_override, merge_probe
+from renderer.merge import copy_json, merge_envs, merge_main_container, merge_override, merge_probe
 from renderer.naming import compute_dynamo_namespace, k8s_discovery_service_account_name
 from renderer.objectmeta import dns1123_label_problem, show
 from renderer.quantity import unmarshal_quantity
@@ -360,7 +359,7 @@ def generate_base_pod_spec(
     )
 
     # Defaults for the component type, then the user's main container over them.
-    container = merge_main_container(base_container(ctx), copy.deepcopy(dcd.main_container()))
+    container = merge_main_container(base_container(ctx), copy_json(dcd.main_container()))
     container, cache_mount_path = apply_compilation_cache(container, dcd, framework)
     validate_volume_mounts(container.get("volumeMounts") or [])
     container = add_standard_env(container, operator)
@@ -384,7 +383,7 @@ def generate_base_pod_spec(
 
     # Pod-level defaults, then the user's pod spec (minus containers) over them.
     pod_spec = base_pod_spec(ctx)
-    user_spec = copy.deepcopy(dcd.pod_spec)
+    user_spec = copy_json(dcd.pod_spec)
     user_containers = user_spec.pop("containers", None) or []
     sidecars = [c for c in user_containers if c.get("name") != consts.MAIN_CONTAINER_NAME]
     user_security_context = "securityContext" in user_spec
