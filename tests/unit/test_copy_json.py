@@ -34,7 +34,7 @@ def test_copy_shares_no_container() -> None:
 
 
 def test_other_types_go_through_deepcopy() -> None:
-    value = {"set": {1, 2}, "number": Decimal("1.5"), "pair": (1, [2])}
+    value: dict[str, Any] = {"set": {1, 2}, "number": Decimal("1.5"), "pair": (1, [2])}
     copied = copy_json(value)
     assert copied == value
     assert copied["set"] is not value["set"]
