@@ -96,6 +96,7 @@ class _Scalars:
         if len(self.inline) >= _CACHE_LIMIT:
             # Mostly names seen once by now: start over rather than grow with the stream.
             self.inline.clear()
+            self.keys.clear()
         if "\n" not in text and _PLAIN_SAFE.fullmatch(text) and not _has_indicator(text):
             if _plain_resolves_to_str(text):
                 self.inline[text] = text

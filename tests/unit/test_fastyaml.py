@@ -12,6 +12,7 @@ kubectl itself (kustomize's kyaml reader and writer) reads a stream of tricky st
 from __future__ import annotations
 
 import shutil
+import string
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,12 @@ TRICKY = [
 ]
 
 tricky = st.sampled_from(TRICKY)
-strings = st.one_of(tricky, st.text(max_size=12), st.text(alphabet="ab:#- \n'\"yn01.e", max_size=8))
+strings = st.one_of(
+    tricky,
+    st.text(max_size=12),
+    st.text(alphabet=string.printable, max_size=8),  # every ASCII indicator, quote and break
+    st.text(alphabet="ab:#- \n'\"yn01.e", max_size=8),
+)
 scalars = st.one_of(
     strings,
     st.none(),
