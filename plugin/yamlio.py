@@ -72,7 +72,7 @@ _UINT64_MAX = 2**64 - 1
 
 def _go_int(plain: str) -> int | None:
     """strconv.ParseInt(plain, 0, 64), else ParseUint(plain, 0, 64); None when both fail."""
-    match = _GO_BASE0_INT.match(plain)
+    match = _GO_BASE0_INT.fullmatch(plain)
     if match is None:
         return None
     sign, digits = match.groups()
@@ -91,7 +91,7 @@ def _go_int(plain: str) -> int | None:
 
 def _go_float(text: str, pattern: re.Pattern[str]) -> float | None:
     """strconv.ParseFloat of text matching ``pattern``; None on a syntax or range error."""
-    if pattern.match(text) is None:
+    if pattern.fullmatch(text) is None:
         return None
     value = float(text)
     return None if math.isinf(value) else value
@@ -173,8 +173,8 @@ class Loader(_BaseLoader):  # type: ignore[misc,valid-type]
 
     def construct_go_timestamp(self, node: Any) -> str:
         """``!!timestamp``: go-yaml hands timestamps to JSON as the text they were written as."""
-        text = self.construct_scalar(node)
-        if not _TIMESTAMP_TEXT.match(text):
+        text = str(self.construct_scalar(node))
+        if not _TIMESTAMP_TEXT.fullmatch(text):
             raise _constructor_error("cannot decode a !!str value as a !!timestamp", node)
         return text
 

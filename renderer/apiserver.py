@@ -58,7 +58,8 @@ def refused(obj: dict[str, Any]) -> list[Result]:
     kind = str(obj.get("kind", ""))
     ref = ResourceRef.of(obj)
     results: list[Result] = []
-    metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    raw_metadata = obj.get("metadata")
+    metadata: dict[str, Any] = raw_metadata if isinstance(raw_metadata, dict) else {}
     name = metadata.get("name")
     if isinstance(name, str):
         problem = name_problem(kind, name)
@@ -76,10 +77,10 @@ def refused(obj: dict[str, Any]) -> list[Result]:
     if kind == "Service" and isinstance(spec, dict) and isinstance(spec.get("selector"), dict):
         results += objectmeta.validate_labels(spec["selector"], "spec.selector")
     templates = POD_TEMPLATE_PATHS.get(kind, ())
-    for path in templates:
-        template = _get(obj, path)
+    for template_path in templates:
+        template = _get(obj, template_path)
         if isinstance(template, dict):
-            prefix = ".".join(path)
+            prefix = ".".join(template_path)
             # labels and annotations of the template are checked above with every metadata
             results += podrules.validate({"spec": template.get("spec")}, prefix)
             results += _mount_references(template.get("spec"), f"{prefix}.spec")
