@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import re
 import os
 import shlex
 import subprocess
@@ -155,10 +156,51 @@ def _is_generated(path: str) -> bool:
     return first.decode("utf-8", errors="replace").startswith(HEADER_PREFIX)
 
 
+_SECRET_KIND = re.compile(r"""^kind:\s*["']?Secret["']?\s*$""")
+_SECRET_KEEP = re.compile(r"^(apiVersion:|kind:|type:|metadata:\s*$|  name:|  namespace:)")
+
+
+def redact_secret_data(text: str) -> str:
+    """The text with everything of a Secret but its identity replaced by ``<redacted>``.
+
+    Diffs end up in CI logs. For a Secret only apiVersion, kind, type, metadata name and
+    namespace are shown; every other run of lines becomes one ``<redacted>`` line.
+    """
+    out: list[str] = []
+    for document in _documents(text.splitlines(keepends=True)):
+        if not any(_SECRET_KIND.match(line.rstrip("\n")) for line in document):
+            out.extend(document)
+            continue
+        redacting = False
+        for line in document:
+            if line.startswith("---") or _SECRET_KEEP.match(line):
+                out.append(line)
+                redacting = False
+            elif not redacting:
+                out.append("<redacted>\n")
+                redacting = True
+    return "".join(out)
+
+
+def _documents(lines: list[str]) -> list[list[str]]:
+    documents: list[list[str]] = [[]]
+    for line in lines:
+        if line.startswith("---"):
+            documents.append([line])
+        else:
+            documents[-1].append(line)
+    return documents
+
+
 def _diff(old: str | None, new: str | None, path: str) -> list[str]:
-    """A unified diff with git's file names; ``/dev/null`` for a created or deleted file."""
-    old_lines = (old or "").splitlines(keepends=True)
-    new_lines = (new or "").splitlines(keepends=True)
+    """A unified diff with git's file names; ``/dev/null`` for a created or deleted file.
+
+    Secret data is redacted on both sides first; when only Secret values differ, one line says so.
+    """
+    old_lines = redact_secret_data(old or "").splitlines(keepends=True)
+    new_lines = redact_secret_data(new or "").splitlines(keepends=True)
+    if old_lines == new_lines and old is not None and new is not None:
+        return [f"diff {path}: Secret data differs (values not shown)\n"]
     lines = list(
         difflib.unified_diff(
             old_lines,

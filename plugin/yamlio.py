@@ -28,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from renderer.gotypes import _key_text
+from renderer.gotypes import key_text
 from renderer.results import Result
 
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -253,7 +253,7 @@ def _json_key(key: Any) -> str | None:
         return None
     if isinstance(key, float) and not math.isfinite(key):
         return {math.inf: ".inf", -math.inf: "-.inf"}.get(key, ".nan")
-    return _key_text(key)
+    return key_text(key)
 
 
 def _yaml_kind(value: Any) -> str:

@@ -300,7 +300,7 @@ def _drop_nulls(value: Any) -> Any:
 
 def is_semver(value: str) -> bool:
     """Masterminds semver NewVersion (lenient: optional ``v``, minor and patch)."""
-    return _SEMVER_LENIENT.match(value) is not None
+    return _SEMVER_LENIENT.fullmatch(value) is not None
 
 
 def validate_dgd(dgd: DGD, config: RenderConfig) -> list[Result]:
@@ -471,7 +471,7 @@ def dns1123_subdomain_problems(value: str) -> list[str]:
     out: list[str] = []
     if len(value) > 253:
         out.append("must be no more than 253 characters")
-    if not _DNS1123_SUBDOMAIN.match(value):
+    if not _DNS1123_SUBDOMAIN.fullmatch(value):
         out.append(
             "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
             "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "

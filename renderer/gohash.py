@@ -101,7 +101,7 @@ def _type_error(expected: str, value: Any, path: str) -> RenderError:
 
 def _map_key(key: Any, path: str) -> str:
     """A YAML mapping key as the JSON object key sigs.k8s.io/yaml makes of it."""
-    text = gotypes._key_text(key)  # noqa: SLF001 (shared YAML key rule)
+    text = gotypes.key_text(key)
     if text is None:
         raise RenderError(f"unsupported map key {key!r}", path)
     return text

@@ -185,7 +185,7 @@ def _decode_time(value: Any, parent: str, key: str | int, results: list[Result])
     )
 
 
-def _key_text(key: object) -> str | None:
+def key_text(key: object) -> str | None:
     """A YAML mapping key as sigs.k8s.io/yaml turns it into a JSON object key (None: refused).
 
     Mirrors: sigs.k8s.io/yaml convertToJSONableObject (map key conversion)
@@ -359,7 +359,7 @@ class Codec:
         index, fields = self._plans[name]
         got: dict[str, Any] = {}
         for raw_key, value in data.items():
-            key = raw_key if type(raw_key) is str else _key_text(raw_key)
+            key = raw_key if type(raw_key) is str else key_text(raw_key)
             if key is None or key not in index:
                 shown = key if key is not None else repr(raw_key)
                 results.append(
@@ -428,7 +428,7 @@ class Codec:
             path = _join(parent, key)
             out: dict[str, Any] = {}
             for raw_key, item in value.items():
-                map_key = _key_text(raw_key)
+                map_key = key_text(raw_key)
                 if map_key is None:
                     results.append(Result(message=f"unsupported map key {raw_key!r}", field=path))
                     continue

@@ -128,16 +128,16 @@ def _resolves_to_string(text: str) -> bool:
     first = text[0]
     if first == ".":
         # strconv.ParseFloat: a decimal number (".5", ".5e3"); "." alone or ".a" stay strings
-        return _YAML_FLOAT.match(text) is None
+        return _YAML_FLOAT.fullmatch(text) is None
     if first in "+-0123456789":
         if _is_timestamp(text):
             return False
         plain = text.replace("_", "")
         # ParseInt/ParseUint with base prefixes (0x, 0o, 0b, 0), then the YAML float form;
         # go-yaml's extra "0b"/"-0b" branches accept nothing ParseInt's base 0 does not
-        if _parses_go_int(plain) or (_YAML_FLOAT.match(plain) and math.isfinite(float(plain))):
+        if _parses_go_int(plain) or (_YAML_FLOAT.fullmatch(plain) and math.isfinite(float(plain))):
             return False  # ParseFloat's range error ("1e400") leaves a string
-        if _BASE60_FLOAT.match(text):
+        if _BASE60_FLOAT.fullmatch(text):
             return False
     return True
 
@@ -167,7 +167,7 @@ def _is_timestamp(text: str) -> bool:
     Mirrors: go-yaml resolve.go parseTimestamp (layouts "2006-1-2T15:4:5.999999999Z07:00",
     its lower-case "t" twin, "2006-1-2 15:4:5.999999999" and "2006-1-2")
     """
-    match = _TIMESTAMP.match(text)
+    match = _TIMESTAMP.fullmatch(text)
     if match is None:
         return False
     year, month, day = (int(part) for part in match.group(1, 2, 3))

@@ -130,7 +130,7 @@ _ATOI = re.compile(r"^[+-]?[0-9]+$")
 
 def _int_or_string(value: str) -> int | str:
     """Mirrors: k8s.io/apimachinery intstr.Parse (strconv.Atoi, else the string)."""
-    if _ATOI.match(value):
+    if _ATOI.fullmatch(value):
         number = int(value)
         if -(2**63) <= number < 2**63:
             return number

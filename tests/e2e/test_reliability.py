@@ -276,11 +276,6 @@ def test_precommit_validate_never_leaks_secret_data(tmp_path: Path, case: str, m
     _canary_free(stdout.getvalue(), "pre-commit output")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known leak, reported: hydrate-check prints unified diffs of whole files, a Secret's data lines included "
-    "(plugin/precommit_hydrate.py _diff); remove this mark when the diff redacts Secret data",
-)
 def test_precommit_hydrate_check_never_prints_secret_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The drift report is a diff printed in CI logs: it must not show a Secret's data."""
     _write_bundle(tmp_path / "src", canary_secrets() + VALID_DCDS, broken=False)

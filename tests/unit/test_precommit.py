@@ -572,3 +572,15 @@ def test_tracked_only_outside_a_git_work_tree_is_an_error(tree: Path, monkeypatc
     code, out = _hydrate("--tracked-only", "deploy", "rendered")
     assert code == 1
     assert out.startswith("[error]: --tracked-only needs a git work tree: fatal: not a git repository")
+
+
+def test_hydrate_diff_redacts_secret_data_but_names_the_secret() -> None:
+    from plugin.precommit_hydrate import _diff, redact_secret_data
+
+    secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: pull\n  namespace: llm\ntype: Opaque\ndata:\n  token: czNjcjN0\n"
+    redacted = redact_secret_data("---\n" + secret + "---\napiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n")
+    assert "czNjcjN0" not in redacted and "token" not in redacted
+    assert "  name: pull\n" in redacted and "<redacted>\n" in redacted
+    assert "data:\n  a: b\n" in redacted  # other kinds are shown whole
+    changed = _diff(secret, secret.replace("czNjcjN0", "b3RoZXI="), "out/s.yaml")
+    assert changed == ["diff out/s.yaml: Secret data differs (values not shown)\n"]
