@@ -6,12 +6,16 @@ the traceback goes to stderr and the exit code is 2.
 
 from __future__ import annotations
 
+import os
 import sys
-import traceback
 from collections.abc import Callable
 from typing import Any
 
-import click
+# The CLI uses no pydantic plugins; skipping their discovery saves an importlib.metadata scan
+# at every start (a user who sets the variable keeps their value).
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+
+import click  # noqa: E402 (after the environment default above)
 
 INTERNAL_ERROR = 2
 
@@ -20,6 +24,8 @@ def _guarded(fn: Callable[[], int]) -> int:
     try:
         return fn()
     except Exception:  # noqa: BLE001 - every unexpected exception is a bug report
+        import traceback
+
         traceback.print_exc(file=sys.stderr)
         sys.stderr.write("dynamo-render: internal error (this is a bug; please report it with the input)\n")
         return INTERNAL_ERROR
