@@ -11,6 +11,8 @@ internal/controller/dynamocomponentdeployment_renderer.go getDCDWorkloadComponen
 
 from __future__ import annotations
 
+from typing import Any
+
 from renderer import consts
 from renderer.api import DCD
 from renderer.naming import compute_dynamo_namespace, hash_model_name
@@ -193,3 +195,15 @@ def effective_worker_hash(dcd: DCD) -> str:
     if not is_worker_component(dcd.component_type):
         return ""
     return dcd.labels.get(consts.LABEL_WORKER_HASH) or dcd.pod_template_labels.get(consts.LABEL_WORKER_HASH, "")
+
+
+def object_meta(
+    name: str, namespace: str, labels: dict[str, str] | None = None, annotations: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """``metadata`` of a rendered object; empty maps are left out, as Go's omitempty does."""
+    meta: dict[str, Any] = {"name": name, "namespace": namespace}
+    if labels:
+        meta["labels"] = labels
+    if annotations:
+        meta["annotations"] = annotations
+    return meta

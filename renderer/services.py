@@ -15,18 +15,9 @@ from typing import Any
 from renderer import consts
 from renderer.api import DCD
 from renderer.config import IngressConfiguration
-from renderer.labels import component_name, dynamo_namespace, is_k8s_discovery_enabled, kube_annotations, kube_labels
+from renderer.labels import component_name, dynamo_namespace, is_k8s_discovery_enabled, kube_annotations, kube_labels, object_meta
 from renderer.naming import hash_model_name, model_service_name, normalize_kube_resource_name
 from renderer.results import RenderError
-
-
-def _meta(name: str, namespace: str, labels: dict[str, str] | None = None, annotations: dict[str, str] | None = None) -> dict[str, Any]:
-    meta: dict[str, Any] = {"name": name, "namespace": namespace}
-    if labels:
-        meta["labels"] = labels
-    if annotations:
-        meta["annotations"] = annotations
-    return meta
 
 
 def render_component_service(dcd: DCD, workload_type: str, discovery_default: str) -> dict[str, Any] | None:
@@ -81,7 +72,7 @@ def render_component_service(dcd: DCD, workload_type: str, discovery_default: st
     return {
         "apiVersion": "v1",
         "kind": "Service",
-        "metadata": _meta(normalize_kube_resource_name(dcd.name), dcd.namespace, labels, annotations),
+        "metadata": object_meta(normalize_kube_resource_name(dcd.name), dcd.namespace, labels, annotations),
         "spec": {"selector": selector, "ports": [port]},
     }
 
@@ -98,7 +89,7 @@ def render_model_service(dcd: DCD) -> dict[str, Any] | None:
     return {
         "apiVersion": "v1",
         "kind": "Service",
-        "metadata": _meta(
+        "metadata": object_meta(
             model_service_name(model),
             dcd.namespace,
             {consts.LABEL_BASE_MODEL_HASH: model_hash, consts.LABEL_MANAGED_BY: "dynamo-operator"},
@@ -196,7 +187,7 @@ def render_ingress(dcd: DCD, spec: IngressSpec | None) -> dict[str, Any] | None:
     return {
         "apiVersion": "networking.k8s.io/v1",
         "kind": "Ingress",
-        "metadata": _meta(name, dcd.namespace),
+        "metadata": object_meta(name, dcd.namespace),
         "spec": ingress_spec,
     }
 
@@ -213,7 +204,7 @@ def render_virtual_service(dcd: DCD, spec: IngressSpec | None, config: IngressCo
     return {
         "apiVersion": "networking.istio.io/v1beta1",
         "kind": "VirtualService",
-        "metadata": _meta(name, dcd.namespace),
+        "metadata": object_meta(name, dcd.namespace),
         "spec": {
             "hosts": [spec.full_host()],
             "gateways": [spec.virtual_service_gateway],

@@ -32,6 +32,7 @@ from renderer.labels import (
     is_k8s_discovery_enabled,
     kube_annotations,
     kube_labels,
+    object_meta,
     resource_annotations,
 )
 from renderer.naming import lws_name
@@ -153,15 +154,6 @@ def deployment_strategy(dcd: DCD, annotations: dict[str, str]) -> dict[str, Any]
     }
 
 
-def _object_meta(name: str, namespace: str, labels: dict[str, str], annotations: dict[str, str] | None) -> dict[str, Any]:
-    meta: dict[str, Any] = {"name": name, "namespace": namespace}
-    if labels:
-        meta["labels"] = labels
-    if annotations:
-        meta["annotations"] = annotations
-    return meta
-
-
 def render_deployment(
     dcd: DCD,
     workload_type: str,
@@ -182,7 +174,7 @@ def render_deployment(
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
-        "metadata": _object_meta(dcd.name, dcd.namespace, kube_labels(dcd), annotations),
+        "metadata": object_meta(dcd.name, dcd.namespace, kube_labels(dcd), annotations),
         "spec": spec,
     }
 
@@ -256,7 +248,7 @@ def render_leader_worker_set(
     return {
         "apiVersion": consts.LWS_API_VERSION,
         "kind": "LeaderWorkerSet",
-        "metadata": _object_meta(lws_name(dcd.name), dcd.namespace, kube_labels(dcd), None),
+        "metadata": object_meta(lws_name(dcd.name), dcd.namespace, kube_labels(dcd), None),
         "spec": {
             "replicas": dcd.spec.replicas if dcd.spec.replicas is not None else 1,
             "startupPolicy": "LeaderCreated",
