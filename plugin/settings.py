@@ -68,6 +68,17 @@ def load_operator_config(path: str) -> tuple[OperatorConfiguration | None, list[
     return cfg, [p.with_source(path, 0) for p in problems]
 
 
+def _merged(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """``overrides`` over ``base``, nested objects merged key by key (a flag sets one gate only)."""
+    out = dict(base)
+    for key, value in overrides.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merged(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
 def resolve_settings(
     operator_config_path: str | None = None,
     config_path: str | None = None,
@@ -107,7 +118,7 @@ def resolve_settings(
             settings = parsed
     if overrides:
         try:
-            settings = RenderSettings.model_validate({**settings.model_dump(by_alias=True, exclude_none=True), **overrides})
+            settings = RenderSettings.model_validate(_merged(settings.model_dump(by_alias=True, exclude_none=True), overrides))
         except ValueError as err:
             results.append(Result(f"invalid setting: {err}".splitlines()[0]))
 
