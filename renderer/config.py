@@ -509,12 +509,17 @@ def build_render_config(
         checkpoint = settings.gates.checkpoint
     elif checkpoint and versions is not None:
         checkpoint = any(v.strip() == "nvidia.com/v1alpha1/PodSnapshot" for v in versions)
-    # Grove: the operator config decides, else the plugin setting, else whether grove.io is served.
-    grove = operator.orchestrators.grove.enabled
-    if grove is None:
-        grove = settings.gates.grove
-    if grove is None:
-        grove = versions is not None and _serves_group(versions, "grove.io")
+    # Grove: a given operator config decides, else the plugin setting, else whether grove.io is
+    # served. Without an operator config the Helm chart's explicit "false" holds unless the
+    # plugin setting says otherwise (the chart disables Grove unless it is installed with it).
+    if source == "given":
+        grove = operator.orchestrators.grove.enabled
+        if grove is None:
+            grove = settings.gates.grove
+        if grove is None:
+            grove = versions is not None and _serves_group(versions, "grove.io")
+    else:
+        grove = settings.gates.grove if settings.gates.grove is not None else bool(operator.orchestrators.grove.enabled)
     config = RenderConfig(
         operator=operator,
         lws_enabled=lws,
