@@ -508,7 +508,20 @@ def build_render_config(
     if settings.gates.checkpoint is not None:
         checkpoint = settings.gates.checkpoint
     elif checkpoint and versions is not None:
-        checkpoint = any(v.strip() == "nvidia.com/v1alpha1/PodSnapshot" for v in versions)
+        # The operator refuses to start when checkpointing is on and PodSnapshot is not served.
+        entries = [v.strip() for v in versions]
+        if any(v.count("/") >= 2 for v in entries):
+            served = "nvidia.com/v1alpha1/PodSnapshot" in entries
+        else:
+            served = "nvidia.com/v1alpha1" in entries
+        if not served:
+            results.append(
+                Result(
+                    "checkpoint is explicitly enabled in config but the nvidia.com/v1alpha1 PodSnapshot API was not "
+                    "detected in the cluster",
+                    field="checkpoint.enabled",
+                )
+            )
     # Grove: a given operator config decides, else the plugin setting, else whether grove.io is
     # served. Without an operator config the Helm chart's explicit "false" holds unless the
     # plugin setting says otherwise (the chart disables Grove unless it is installed with it).

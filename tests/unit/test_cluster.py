@@ -194,8 +194,11 @@ def test_cluster_api_versions_are_the_last_fallback_of_the_gates() -> None:
     config, _ = build_render_config(operator, cluster_api_versions=served)
     # No Volcano: the operator leaves LWS off; PodSnapshot served: checkpoints on.
     assert (config.lws_enabled, config.checkpoint_enabled) == (False, True)
-    config, _ = build_render_config(operator, api_versions=["scheduling.volcano.sh/v1beta1", "leaderworkerset.x-k8s.io/v1"], cluster_api_versions=served)
-    assert (config.lws_enabled, config.checkpoint_enabled) == (True, False)
+    config, results = build_render_config(operator, api_versions=["scheduling.volcano.sh/v1beta1", "leaderworkerset.x-k8s.io/v1"], cluster_api_versions=served)
+    # Explicit API versions win; checkpointing on without PodSnapshot stops the operator at start-up.
+    assert config.lws_enabled is True
+    assert [r.field for r in results if r.is_error] == ["checkpoint.enabled"]
+    assert "PodSnapshot API was not detected" in results[0].message
 
 
 def test_state_file_layers_carry_their_api_versions(tmp_path: Path) -> None:
