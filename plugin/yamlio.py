@@ -245,6 +245,9 @@ Loader.add_constructor(_TIMESTAMP, Loader.construct_go_timestamp)
 Loader.add_constructor("tag:yaml.org,2002:seq", yaml.constructor.SafeConstructor.construct_yaml_seq)
 Loader.add_constructor("tag:yaml.org,2002:map", Loader.construct_mapping)
 Loader.add_constructor(None, Loader.construct_unknown)
+# A plain "<<" outside key position is just the string "<<" for go-yaml (kustomize writes it
+# unquoted); as a key it was already consumed as a merge by flatten_mapping.
+Loader.add_constructor(_MERGE, lambda loader, node: "<<" if node.value == "<<" else loader.construct_unknown(node))
 
 
 def _json_key(key: Any) -> str | None:
