@@ -43,7 +43,7 @@ from dataclasses import dataclass, replace
 from types import FrameType
 from typing import Any, TextIO
 
-from plugin.inputs import MANIFEST_SUFFIXES, Source, decode, load_sources
+from plugin.inputs import MANIFEST_SUFFIXES, Source, load_sources, read_text
 from plugin.settings import Settings, resolve_settings
 from plugin.yamlio import dump_documents, load_documents
 from renderer import consts
@@ -389,13 +389,7 @@ def read_manifests(files: Sequence[tuple[str, str]]) -> tuple[list[Source], list
     sources: list[Source] = []
     results: list[Result] = []
     for real, display in files:
-        try:
-            with open(real, "rb") as handle:
-                data = handle.read()
-        except OSError as err:
-            results.append(Result(f"cannot read: {err.strerror or err}", file=display))
-            continue
-        text, problems = decode(data, display)
+        text, problems = read_text(real, display)
         results.extend(problems)
         if text is not None:
             sources.append(Source(display, text))

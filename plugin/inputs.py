@@ -52,6 +52,17 @@ def decode(data: bytes, name: str) -> tuple[str | None, list[Result]]:
         return None, [Result(f"not valid {label} at byte {err.start + skip}", file=name)]
 
 
+def read_text(path: str, display: str | None = None) -> tuple[str | None, list[Result]]:
+    """A file's decoded text, or a one-line error naming it (``display`` names it in messages)."""
+    name = display or path
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as err:
+        return None, [Result(f"cannot read: {err.strerror or err}", file=name)]
+    return decode(data, name)
+
+
 def manifest_files(root: str) -> list[str]:
     """Manifest files under ``root``, recursively, sorted by path; hidden entries skipped."""
     found: list[str] = []
@@ -77,13 +88,7 @@ def read_sources(paths: Iterable[str]) -> tuple[list[Source], list[Result]]:
             continue
         files = manifest_files(path) if os.path.isdir(path) else [path]
         for file in files:
-            try:
-                with open(file, "rb") as handle:
-                    data = handle.read()
-            except OSError as err:
-                results.append(Result(f"cannot read: {err.strerror or err}", file=file))
-                continue
-            text, problems = decode(data, file)
+            text, problems = read_text(file)
             results.extend(problems)
             if text is not None:
                 sources.append(Source(file, text))

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from plugin.inputs import decode
+from plugin.inputs import read_text
 from plugin.state_sources import load_state_file
 from plugin.yamlio import load_documents
 from renderer import consts
@@ -41,12 +41,7 @@ class Settings:
 
 
 def _read_single_document(path: str) -> tuple[dict[str, Any] | None, list[Result]]:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as err:
-        return None, [Result(f"cannot read: {err.strerror or err}", file=path)]
-    text, problems = decode(data, path)
+    text, problems = read_text(path)
     if text is None:
         return None, problems
     docs, problems = load_documents(text, path)
