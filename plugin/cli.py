@@ -73,7 +73,7 @@ def render(paths: tuple[str, ...], operator_config: str | None, config_path: str
            kubeconfig: str | None, kube_context: str | None, companions: bool | None, output: str,
            verbose: bool) -> None:
     """Render DynamoComponentDeployments and DynamoGraphDeployments in PATHS (files, directories, or - for stdin)."""
-    from plugin.render_cmd import main_stdio
+    from plugin.frontends.render import main_stdio
 
     code = _guarded(
         lambda: main_stdio(
@@ -111,28 +111,28 @@ def _delegate(module: str, args: tuple[str, ...]) -> None:
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def krm(args: tuple[str, ...]) -> None:
     """KRM function: ResourceList on stdin, ResourceList on stdout (kpt, kustomize)."""
-    _delegate("plugin.krm", args)
+    _delegate("plugin.frontends.krm", args)
 
 
 @cli.command(context_settings=_PASSTHROUGH, add_help_option=False)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def cmp(args: tuple[str, ...]) -> None:
     """Argo CD config-management plugin commands (generate, ...)."""
-    _delegate("plugin.cmp", args)
+    _delegate("plugin.frontends.cmp", args)
 
 
 @cli.command(context_settings=_PASSTHROUGH, add_help_option=False)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def validate(args: tuple[str, ...]) -> None:
     """Check Dynamo manifests against every offline admission rule (pre-commit hook)."""
-    _delegate("plugin.precommit_validate", args)
+    _delegate("plugin.frontends.precommit_validate", args)
 
 
 @cli.command("hydrate-check", context_settings=_PASSTHROUGH, add_help_option=False)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def hydrate_check(args: tuple[str, ...]) -> None:
     """Fail when committed rendered output differs from a fresh render (pre-commit hook)."""
-    _delegate("plugin.precommit_hydrate", args)
+    _delegate("plugin.frontends.precommit_hydrate", args)
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from plugin.inputs import read_text
+from plugin.files import read_text
 from plugin.state_sources import load_state_file
-from plugin.yamlio import load_documents
+from plugin.yamlio.codec import load_documents
 from renderer import consts
-from renderer.cluster import StateLayer
+from renderer.cluster.state import StateLayer
 from renderer.config import (
     RENDER_CONFIG_KIND,
     OperatorConfiguration,

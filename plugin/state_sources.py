@@ -18,9 +18,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from plugin.inputs import load_sources, read_sources
+from plugin.files import load_sources, read_sources
 from renderer import consts
-from renderer.cluster import (
+from renderer.cluster.state import (
     CLUSTER_SCOPED,
     DAEMON_SET,
     DOCKER_CONFIG_JSON_KEY,

@@ -10,8 +10,8 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "ClusterState": "renderer.cluster",
-    "cluster_state_from_objects": "renderer.cluster",
+    "ClusterState": "renderer.cluster.state",
+    "cluster_state_from_objects": "renderer.cluster.state",
     "RenderConfig": "renderer.config",
     "build_render_config": "renderer.config",
     "Item": "renderer.render",

@@ -13,32 +13,33 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from renderer import apiserver, consts
-from renderer.api import DCD, parse_dcd
-from renderer import companions
-from renderer.labels import is_k8s_discovery_enabled, kube_annotations, kube_labels
-from renderer.checkpoint import CheckpointInfo, render_checkpoint_storage, resolve_checkpoint
-from renderer.cluster import BUNDLE_SOURCE, ClusterState, Kind, StateLayer, build_cluster_state
+from renderer.admission import apiserver
+from renderer import consts
+from renderer.admission.api import DCD, parse_dcd
+from renderer.objects import companions
+from renderer.pod.labels import is_k8s_discovery_enabled, kube_annotations, kube_labels
+from renderer.pod.checkpoint import CheckpointInfo, render_checkpoint_storage, resolve_checkpoint
+from renderer.cluster.state import BUNDLE_SOURCE, ClusterState, Kind, StateLayer, build_cluster_state
 from renderer.config import RenderConfig
-from renderer.gpus import main_container_gpu_count
-from renderer.integrity import Need, needed_references, object_index, report_missing
-from renderer.labels import has_legacy_worker_selector, workload_component_type
-from renderer.naming import lws_name, normalize_kube_resource_name
-from renderer.standalone_companions import render_standalone_companions
+from renderer.pod.gpus import main_container_gpu_count
+from renderer.objects.integrity import Need, needed_references, object_index, report_missing
+from renderer.pod.labels import has_legacy_worker_selector, workload_component_type
+from renderer.pod.naming import lws_name, normalize_kube_resource_name
+from renderer.objects.standalone_companions import render_standalone_companions
 from renderer.results import RenderError, ResourceRef, Result, Severity, unsupported
-from renderer.services import (
+from renderer.objects.services import (
     ingress_spec,
     render_component_service,
     render_ingress,
     render_model_service,
     render_virtual_service,
 )
-from renderer.workloads import render_deployment, render_leader_worker_set
+from renderer.objects.workloads import render_deployment, render_leader_worker_set
 
 if TYPE_CHECKING:
-    from renderer.dgd import DGD, Component
+    from renderer.graph.dgd import DGD, Component
 
-# The graph modules (renderer.dgd, renderer.epp) are imported where a DGD is rendered: a run
+# The graph modules (renderer.graph.dgd, renderer.objects.epp) are imported where a DGD is rendered: a run
 # with DCDs only does not pay for them at start-up.
 
 
@@ -171,8 +172,8 @@ def compute_worker_hash(dgd: DGD, config: RenderConfig) -> str:
 
     Mirrors: internal/dynamo/hash.go ComputeDGDWorkersSpecHash.
     """
-    from renderer.dgd import WORKER_HASH_PLACEHOLDER, generate_dcds
-    from renderer.gohash import WorkerTemplate, resolve_runtime_version_for_hash, worker_hash
+    from renderer.graph.dgd import WORKER_HASH_PLACEHOLDER, generate_dcds
+    from renderer.graph.gohash import WorkerTemplate, resolve_runtime_version_for_hash, worker_hash
 
     workers: dict[str, WorkerTemplate] = {}
     for component, obj in generate_dcds(dgd, WORKER_HASH_PLACEHOLDER):
@@ -201,7 +202,7 @@ def render_graph(dgd: DGD, config: RenderConfig, cluster: ClusterState) -> list[
     Mirrors: internal/controller/dgd_component_program.go Reconcile and
     dgd_shared_resources_reconciler.go Reconcile
     """
-    from renderer.dgd import dcd_as_written, generate_dcds
+    from renderer.graph.dgd import dcd_as_written, generate_dcds
 
     objects: list[dict[str, Any]] = []
     operator = config.operator
@@ -264,8 +265,8 @@ def _render_epp_resources(dgd: DGD, component: Component, config: RenderConfig) 
     one it owned before, which leaves nothing to render.
     Mirrors: internal/controller/dgd_epp_reconciler.go Reconcile
     """
-    from renderer import epp
-    from renderer.dgd import dcd_name
+    from renderer.objects import epp
+    from renderer.graph.dgd import dcd_name
 
     objects: list[dict[str, Any]] = []
     epp_config = component.raw.get("eppConfig") or {}
@@ -391,7 +392,7 @@ def stream_items(
     for item in items:
         obj = item.obj
         if is_dgd(obj):
-            from renderer.dgd import parse_dgd
+            from renderer.graph.dgd import parse_dgd
 
             dgd, parse_results = parse_dgd(obj, default_namespace, config)
             results.extend(r.with_source(item.file, item.index) for r in parse_results)

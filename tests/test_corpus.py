@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from plugin.yamlio import load_documents
+from plugin.yamlio.codec import load_documents
 from tests.fuzz.support import add_summary_line, contract_problems, render
 
 CORPUS = Path(__file__).parent / "data" / "corpus"

@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 import yaml
 
-from plugin.render_cmd import run
-from plugin.yamlio import dump_documents
+from plugin.frontends.render import run
+from plugin.yamlio.codec import dump_documents
 from tests.golden_match import match_stream
 from tests.schemas import validate_object
 

@@ -1,7 +1,7 @@
-"""Generate renderer/k8s_types.py: the JSON shape of every Go struct a PodTemplateSpec reaches.
+"""Generate renderer/gocompat/k8s_types.py: the JSON shape of every Go struct a PodTemplateSpec reaches.
 
 The operator decodes the user's podTemplate into k8s.io/api structs and re-encodes it with
-encoding/json. To replay that round trip in Python (renderer/gotypes.py) we need, for each
+encoding/json. To replay that round trip in Python (renderer/gocompat/gotypes.py) we need, for each
 struct, its JSON fields in Go order with their tag options and Go type shapes. This tool
 reads the Go sources of k8s.io/api core/v1 and k8s.io/apimachinery meta/v1, follows field
 types from the root struct, flattens embedded structs the way encoding/json promotes their
@@ -12,22 +12,22 @@ Run by hand; it touches nothing but its output. For example, with bare git mirro
     git -C <k8s.io/api repo> show v0.36.2:core/v1/types.go > /tmp/core_v1_types.go
     git -C <apimachinery repo> show v0.36.2:pkg/apis/meta/v1/types.go > /tmp/meta_v1_types.go
     python tools/gen_gotypes.py --core /tmp/core_v1_types.go --meta /tmp/meta_v1_types.go \\
-        --api-version v0.36.2 --apimachinery-version v0.36.2 -o renderer/k8s_types.py
+        --api-version v0.36.2 --apimachinery-version v0.36.2 -o renderer/gocompat/k8s_types.py
 
 ``--core``/``--meta`` also take a checkout's package directory (every non-test ``.go`` file
 in it is read).
 
-The ``dynamo`` mode writes renderer/dynamo_types.py instead: the shapes of the Dynamo
+The ``dynamo`` mode writes renderer/gocompat/dynamo_types.py instead: the shapes of the Dynamo
 operator's v1beta1 ``DynamoComponentDeploymentSpec`` and v1alpha1
 ``DynamoComponentDeploymentSharedSpec`` (what the worker hashes marshal), with the gateway
 inference extension's ``EndpointPickerConfig`` and meta/v1 ``TypeMeta`` followed, and every
-core/v1 struct left as a reference into renderer/k8s_types.py. Each argument is a package
+core/v1 struct left as a reference into renderer/gocompat/k8s_types.py. Each argument is a package
 directory, for example one exported with ``git archive <commit> <dir> | tar -x``:
 
     python tools/gen_gotypes.py dynamo --v1beta1 <api/v1beta1> --v1alpha1 <api/v1alpha1> \
         --gaie <apix/config/v1alpha1> --meta <meta/v1> --core <core/v1> \
         --dynamo-commit 2a6da14c8 --gaie-version v1.2.0 --apimachinery-version v0.36.2 \
-        --api-version v0.36.2 -o renderer/dynamo_types.py
+        --api-version v0.36.2 -o renderer/gocompat/dynamo_types.py
 
 A reached type with its own ``MarshalJSON`` stops the generator unless it is a declared leaf:
 that is how the table proves encoding/json's default struct encoder applies everywhere else.
@@ -469,7 +469,7 @@ def render_module(
         "    python tools/gen_gotypes.py --core <core/v1 dir or types.go> \\",
         "        --meta <meta/v1 dir or types.go> \\",
         f"        --api-version {api_version} --apimachinery-version {apimachinery_version} \\",
-        "        -o renderer/k8s_types.py",
+        "        -o renderer/gocompat/k8s_types.py",
         "",
         "Each struct maps to its JSON fields in encoding/json order (embedded structs flattened",
         "in place). A field is (json name, Go name, shape, omitempty, omitzero, inline), where",
@@ -550,7 +550,7 @@ GAIE_PATH = "sigs.k8s.io/gateway-api-inference-extension/apix/config/v1alpha1"
 APIEXTENSIONS_PATH = "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 AUTOSCALING_V2_PATH = "k8s.io/api/autoscaling/v2"
 
-# More types with their own MarshalJSON, handled by hand in renderer/gohash.py:
+# More types with their own MarshalJSON, handled by hand in renderer/graph/gohash.py:
 # apiextensions JSON and json.RawMessage print their stored bytes; the v1alpha1 ExtraPodSpec
 # marshals an inline PodSpec whose containers list is shadowed by an omitempty copy.
 DYNAMO_LEAVES: dict[tuple[str, str], tuple[str, ...]] = {
@@ -565,7 +565,7 @@ DYNAMO_ROOTS = {
 
 
 def render_dynamo_module(tables: dict[str, dict[str, list[JsonField]]], versions: dict[str, str]) -> str:
-    """The text of renderer/dynamo_types.py."""
+    """The text of renderer/gocompat/dynamo_types.py."""
     out = [
         '"""Go struct JSON shapes of the Dynamo component specs that the worker hashes marshal.',
         "",
@@ -578,9 +578,9 @@ def render_dynamo_module(tables: dict[str, dict[str, list[JsonField]]], versions
         "",
         "V1BETA1 holds every struct reachable from v1beta1 DynamoComponentDeploymentSpec and",
         "V1ALPHA1 every struct reachable from v1alpha1 DynamoComponentDeploymentSharedSpec (the two",
-        "API versions reuse struct names, hence two tables). Rows are as in renderer/k8s_types.py:",
+        "API versions reuse struct names, hence two tables). Rows are as in renderer/gocompat/k8s_types.py:",
         "(json name, Go name, shape, omitempty, omitzero, inline). Extra shapes: (\"k8s\", name) is",
-        "a core/v1 struct of renderer/k8s_types.py; (\"RawJSON\",) an apiextensions JSON value;",
+        "a core/v1 struct of renderer/gocompat/k8s_types.py; (\"RawJSON\",) an apiextensions JSON value;",
         "(\"RawMessage\",) a json.RawMessage; (\"ExtraPodSpec\",) the v1alpha1 ExtraPodSpec with its",
         "own MarshalJSON; (\"unsupported\", type) a deprecated field this project does not model.",
         "",
@@ -608,7 +608,7 @@ def render_dynamo_module(tables: dict[str, dict[str, list[JsonField]]], versions
 
 
 def main_dynamo(argv: Sequence[str]) -> int:
-    """The ``dynamo`` mode: write renderer/dynamo_types.py."""
+    """The ``dynamo`` mode: write renderer/gocompat/dynamo_types.py."""
     parser = argparse.ArgumentParser(prog="gen_gotypes.py dynamo")
     parser.add_argument("--v1beta1", action="append", required=True, help="api/v1beta1 dir")
     parser.add_argument("--v1alpha1", action="append", required=True, help="api/v1alpha1 dir")

@@ -2,7 +2,7 @@
 time, no writable filesystem and no network needed.
 
 - **Secrets.** Secrets in the bundle and in the cluster state are read for their
-  dockerconfigjson registries (renderer/cluster.py). Canary values are planted in Secrets that
+  dockerconfigjson registries (renderer/cluster/state.py). Canary values are planted in Secrets that
   are malformed in every way we could think of, next to valid and invalid DCDs; the canary may
   appear in output only inside the user's own Secret objects passed through unchanged, never in
   a message, a result, a rendered object or a log line.
@@ -35,8 +35,8 @@ from typing import Any
 import pytest
 import yaml
 
-from plugin import cmp, krm, precommit_hydrate, precommit_validate
-from plugin.yamlio import dump_documents, load_documents
+from plugin.frontends import cmp, krm, precommit_hydrate, precommit_validate
+from plugin.yamlio.codec import dump_documents, load_documents
 from tests.fuzz.support import contract_problems, render
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,7 +160,7 @@ def test_cli_never_leaks_secret_data(tmp_path: Path, case: str, verbose: bool) -
     objects = canary_secrets() + VALID_DCDS + (INVALID_DCDS if case == "invalid-dcds" else [])
     _write_bundle(tmp_path / "bundle", objects, broken=case == "broken-files")
     stdout, stderr = io.StringIO(), io.StringIO()
-    from plugin.render_cmd import run
+    from plugin.frontends.render import run
 
     code = run(
         paths=[str(tmp_path / "bundle")],

@@ -1,6 +1,6 @@
 """Driving the real ``render`` command path in-process, and its output contract.
 
-Contract (plugin/render_cmd.py): exit 0 with the objects on stdout, or exit 1 with nothing on
+Contract (plugin/frontends/render.py): exit 0 with the objects on stdout, or exit 1 with nothing on
 stdout and one line per problem on stderr; any exception escaping ``run`` is a bug (the CLI
 turns it into exit 2). ``render`` records the results the command reported, so tests can check
 them as data (field paths) as well as text.
@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-import plugin.render_cmd as render_cmd
+import plugin.frontends.render as render_cmd
 from renderer.results import Result, Severity
 from tests.schemas import validate_object
 

@@ -9,7 +9,7 @@ Inputs come from three sources:
   huge strings and odd unicode;
 - mutations of the text itself (the YAML reader) and of the configuration documents.
 
-Each input goes through ``plugin.render_cmd.run`` in-process (files in, stdout and stderr out,
+Each input goes through ``plugin.frontends.render.run`` in-process (files in, stdout and stderr out,
 see tests/fuzz/support.py). The property is that the run keeps the command's contract: exit 0
 with every rendered object valid against the Kubernetes 1.36 and LeaderWorkerSet schemas, or
 exit 1 with nothing on stdout, one line per problem, and a field path on every error about an
@@ -37,7 +37,7 @@ import yaml
 from hypothesis import given, note
 from hypothesis import strategies as st
 
-from plugin.yamlio import dump_documents, load_documents
+from plugin.yamlio.codec import dump_documents, load_documents
 from tests.fuzz.support import Run, add_summary_line, contract_problems, render
 from tests.schemas import validate_object
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from renderer.objectmeta import qualified_name_problem, show
+from renderer.admission.objectmeta import qualified_name_problem, show
 from tests.fuzz.support import contract_problems, render_text
 
 DCD = textwrap.dedent(

@@ -1,4 +1,4 @@
-"""renderer.api: DCD parsing and admission rules."""
+"""renderer.admission.api: DCD parsing and admission rules."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from renderer.api import parse_dcd
+from renderer.admission.api import parse_dcd
 
 
 def dcd(type_: str | None = "worker", pod_spec: dict[str, Any] | None = None, **spec: Any) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from renderer import consts
-from renderer.backends.compat import (
+from renderer.pod.backends.compat import (
     VLLM_MULTIPROCESSING_MIN_ORIGIN,
     Version,
     compare_versions,

@@ -17,9 +17,9 @@ from collections.abc import Callable
 import pytest
 
 from renderer import consts
-from renderer.api import DynamoComponentDeploymentSpec
-from renderer.backends import BACKENDS, get_backend
-from renderer.backends.common import LWS, BackendContext, Deployer
+from renderer.admission.api import DynamoComponentDeploymentSpec
+from renderer.pod.backends import BACKENDS, get_backend
+from renderer.pod.backends.common import LWS, BackendContext, Deployer
 from renderer.results import RenderError
 
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from renderer.api import parse_dcd
-from renderer.gpus import is_gpu_resource_name, main_container_gpu_count, scalar_gpu_count
+from renderer.admission.api import parse_dcd
+from renderer.pod.gpus import is_gpu_resource_name, main_container_gpu_count, scalar_gpu_count
 from renderer.results import RenderError
 
 

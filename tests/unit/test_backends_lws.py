@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from renderer import consts
-from renderer.api import parse_dcd
+from renderer.admission.api import parse_dcd
 from renderer.results import RenderError
-from renderer.workloads import check_main_container, workload_pod_labels
+from renderer.objects.workloads import check_main_container, workload_pod_labels
 
 LEADER_WRAP = "generateLeaderPodTemplateSpec: failed to check main container"
 WORKER_WRAP = "generateWorkerPodTemplateSpec: failed to check LWS worker main container"

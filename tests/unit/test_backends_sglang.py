@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from renderer import consts
-from renderer.backends.common import LWS, Deployer
-from renderer.backends.sglang import BACKEND, multinode_flags
+from renderer.pod.backends.common import LWS, Deployer
+from renderer.pod.backends.sglang import BACKEND, multinode_flags
 from tests.unit.test_backends_deployers import GROVE, SHELL, SIMPLE, context
 
 LEADER, WORKER, MAIN = consts.ROLE_LEADER, consts.ROLE_WORKER, consts.ROLE_MAIN

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from renderer import consts
-from renderer.backends.common import LWS, Deployer
-from renderer.backends.trtllm import BACKEND, leader_launch, worker_launch
+from renderer.pod.backends.common import LWS, Deployer
+from renderer.pod.backends.trtllm import BACKEND, leader_launch, worker_launch
 from renderer.results import RenderError
 from tests.unit.test_backends_deployers import GROVE, context, gpus_failing
 

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from renderer import consts
-from renderer.backends.common import LWS, Deployer
-from renderer.backends.vllm import (
+from renderer.pod.backends.common import LWS, Deployer
+from renderer.pod.backends.vllm import (
     BACKEND,
     inject_data_parallel_launch_flags,
     k8s_to_shell_var_syntax,

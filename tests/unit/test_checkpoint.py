@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from renderer.api import ComponentCheckpointConfig, DynamoCheckpointIdentity
-from renderer.checkpoint import (
+from renderer.admission.api import ComponentCheckpointConfig, DynamoCheckpointIdentity
+from renderer.pod.checkpoint import (
     DEFAULT_SECCOMP_PROFILE,
     CheckpointInfo,
     Restore,
@@ -25,7 +25,7 @@ from renderer.checkpoint import (
     restore_pod_metadata,
     storage_from_config,
 )
-from renderer.cluster import DYNAMO_CHECKPOINT, PERSISTENT_VOLUME_CLAIM, ClusterState, StateLayer, build_cluster_state
+from renderer.cluster.state import DYNAMO_CHECKPOINT, PERSISTENT_VOLUME_CLAIM, ClusterState, StateLayer, build_cluster_state
 from renderer.config import CheckpointConfiguration, CheckpointStorage
 from renderer.results import RenderError, Severity
 

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 import yaml
 
-from plugin import cmp, krm
-from plugin.render_cmd import run as render_run
+from plugin.frontends import cmp, krm
+from plugin.frontends.render import run as render_run
 from plugin.state_sources import load_state_file, namespaces_of
-from renderer.api import parse_dcd
-from renderer.cluster import (
+from renderer.admission.api import parse_dcd
+from renderer.cluster.state import (
     DEPLOYMENT,
     DEVICE_CLASS,
     DYNAMO_CHECKPOINT,
@@ -31,9 +31,9 @@ from renderer.cluster import (
     not_found_message,
 )
 from renderer.config import build_render_config, helm_default_operator_config
-from renderer.integrity import Reference, check_references, object_index, pod_spec_references
+from renderer.objects.integrity import Reference, check_references, object_index, pod_spec_references
 from renderer.results import ResourceRef, Severity
-from renderer.standalone_companions import render_standalone_companions
+from renderer.objects.standalone_companions import render_standalone_companions
 
 NS = "llm"
 
@@ -444,7 +444,7 @@ def test_cmp_refuses_a_cluster_state_path_outside_the_repository(tmp_path: Path)
 
 
 def test_validate_hook_takes_a_cluster_state(tmp_path: Path) -> None:
-    from plugin import precommit_validate
+    from plugin.frontends import precommit_validate
 
     (tmp_path / "dcd.yaml").write_text(DCD_TEXT)
     (tmp_path / "state.yaml").write_text(LEGACY_DEPLOYMENT)

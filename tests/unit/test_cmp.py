@@ -1,4 +1,4 @@
-"""The Argo CD plugin's option, path and output rules (plugin/cmp.py), and the argocd/ manifests."""
+"""The Argo CD plugin's option, path and output rules (plugin/frontends/cmp.py), and the argocd/ manifests."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from plugin import cmp
+from plugin.frontends import cmp
 from tests.schemas import FORMATS, CRDValidator, assert_valid, structural_to_jsonschema
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,14 +18,14 @@ import yaml
 
 from plugin.settings import resolve_settings
 from renderer import consts
-from renderer.api import parse_dcd
-from renderer.dgd import WORKER_HASH_PLACEHOLDER, generate_dcds, parse_dgd
-from renderer.gohash import (
+from renderer.admission.api import parse_dcd
+from renderer.graph.dgd import WORKER_HASH_PLACEHOLDER, generate_dcds, parse_dgd
+from renderer.graph.gohash import (
     WorkerTemplate,
     resolve_runtime_version_for_hash,
     worker_hash_json,
 )
-from renderer.labels import kube_annotations, kube_labels
+from renderer.pod.labels import kube_annotations, kube_labels
 
 CASES_DIR = Path(__file__).resolve().parents[1] / "golden" / "dgd"
 

@@ -15,14 +15,15 @@ from typing import Any
 
 import pytest
 
-from renderer import companions, epp, goyaml
+from renderer.objects import companions, epp
+from renderer.gocompat import goyaml
 from renderer.config import (
     RenderConfig,
     ServiceMesh,
     build_render_config,
     parse_operator_config,
 )
-from renderer.dgd import (
+from renderer.graph.dgd import (
     PROVIDER_COMPONENT,
     PROVIDER_GROVE,
     dcd_as_written,

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from renderer.config import RenderConfig
-from renderer.dgd import (
+from renderer.graph.dgd import (
     DGD,
     WORKER_HASH_PLACEHOLDER,
     backend_framework_for_dcds,

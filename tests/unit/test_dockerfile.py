@@ -193,9 +193,9 @@ def build_context(target: Path) -> list[str]:
 
 
 def test_dockerignore_keeps_what_the_image_needs_and_nothing_else() -> None:
-    for path in ("pyproject.toml", "README.md", "renderer/api.py", "plugin/cmp.py", "scripts/install-image.sh", "argocd/plugin.yaml"):
+    for path in ("pyproject.toml", "README.md", "renderer/admission/api.py", "plugin/frontends/cmp.py", "scripts/install-image.sh", "argocd/plugin.yaml"):
         assert dockerignore_allows(path), path
-    for path in ("tests/test_golden.py", ".git/config", "argocd/example-repo/README.md", "plugin/__pycache__/cmp.cpython-311.pyc", ".venv/bin/python"):
+    for path in ("tests/test_golden.py", ".git/config", "argocd/example-repo/README.md", "plugin/frontends/__pycache__/cmp.cpython-311.pyc", ".venv/bin/python"):
         assert not dockerignore_allows(path), path
 
 
@@ -213,7 +213,7 @@ def test_build_stage_install_steps_work_in_a_fresh_directory(tmp_path: Path) -> 
     bin_dir = prefix / "bin"
     assert (bin_dir / "dynamo-render").exists() and (bin_dir / "dynamo-render-krm").exists()
     assert not (bin_dir / "pip").exists(), "pip is removed from the runtime"
-    assert list(prefix.rglob("plugin/__pycache__/cmp.*.pyc")), "sources are precompiled for a read-only filesystem"
+    assert list(prefix.rglob("plugin/frontends/__pycache__/cmp.*.pyc")), "sources are precompiled for a read-only filesystem"
     # The image's environment: HOME=/tmp, no bytecode writes, nothing else from ours.
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"}
     app = ROOT / "argocd" / "example-repo" / "apps" / "vllm-agg"

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from renderer.cluster import StateLayer, build_cluster_state
-from renderer.dra import classify_device_request, exact_device_count, looks_like_gpu_identifier, resolve_gpu_count
-from renderer.gpus import main_container_gpu_count
+from renderer.cluster.state import StateLayer, build_cluster_state
+from renderer.cluster.dra import classify_device_request, exact_device_count, looks_like_gpu_identifier, resolve_gpu_count
+from renderer.pod.gpus import main_container_gpu_count
 from renderer.results import RenderError
 from tests.unit.test_backends_gpus import _dcd
 
@@ -373,7 +373,7 @@ def test_driver_equality_terms(expression: str, known: bool, is_gpu: bool) -> No
     ],
 )
 def test_exact_device_count(mode: str | None, count: int | None, want: int | str) -> None:
-    from renderer.dra import DRAError
+    from renderer.cluster.dra import DRAError
 
     if isinstance(want, str):
         with pytest.raises(DRAError, match=want):

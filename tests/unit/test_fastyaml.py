@@ -2,10 +2,10 @@
 
 Three properties, over the golden outputs and over generated objects full of strings that YAML
 readers like to turn into something else:
-- byte for byte what ``plugin.yamlio.dump_documents_reference`` (PyYAML's C dumper with our
+- byte for byte what ``plugin.yamlio.codec.dump_documents_reference`` (PyYAML's C dumper with our
   resolvers) writes;
 - PyYAML's ``safe_load_all`` (YAML 1.1) reads back exactly the objects;
-- ``plugin.yamlio.load_documents`` (go-yaml v2 rules, as kubectl reads) reads back exactly the objects.
+- ``plugin.yamlio.codec.load_documents`` (go-yaml v2 rules, as kubectl reads) reads back exactly the objects.
 kubectl itself (kustomize's kyaml reader and writer) reads a stream of tricky strings back unchanged.
 """
 
@@ -22,8 +22,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from plugin import fastyaml
-from plugin.yamlio import dump_documents, dump_documents_reference, load_documents
+from plugin.yamlio import fast as fastyaml
+from plugin.yamlio.codec import dump_documents, dump_documents_reference, load_documents
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 GOLDEN_OUTPUTS = sorted(GOLDEN.glob("*/*/output.yaml"))

@@ -30,8 +30,8 @@ from typing import Any
 
 import pytest
 
-from renderer import runtimeversion
-from renderer.gohash import (
+from renderer.gocompat import runtimeversion
+from renderer.graph.gohash import (
     WORKER_HASH_PLACEHOLDER,
     AlphaCompat,
     WorkerTemplate,
@@ -904,10 +904,10 @@ def test_null_list_items_are_errors() -> None:
 
 
 def test_dgd_expansion_reproduces_the_upstream_hashes() -> None:
-    # renderer.dgd.generate_dcds on the v1beta1 form of the Go fixture (conversion sorts the
+    # renderer.graph.dgd.generate_dcds on the v1beta1 form of the Go fixture (conversion sorts the
     # v1alpha1 services by name); built without admission, as the Go test builds it
-    from renderer.api import DynamoComponentDeploymentSharedSpec
-    from renderer.dgd import DGD, Component, DynamoGraphDeploymentSpec, generate_dcds
+    from renderer.admission.api import DynamoComponentDeploymentSharedSpec
+    from renderer.graph.dgd import DGD, Component, DynamoGraphDeploymentSpec, generate_dcds
 
     raws = [
         {"name": "decode", "type": "decode", "replicas": 2},
@@ -1025,7 +1025,7 @@ def test_generator_refuses_custom_marshalers_and_generics() -> None:
 
 
 def test_generated_dynamo_table_provenance() -> None:
-    from renderer import dynamo_types
+    from renderer.gocompat import dynamo_types
 
     assert dynamo_types.SOURCES == {
         "github.com/ai-dynamo/dynamo": "2a6da14c8",
@@ -1066,7 +1066,7 @@ def test_crd_defaults_reach_the_hashed_spec() -> None:
         '"experimental":{"checkpoint":{"enabled":true,"startupPolicy":"Immediate","deletionPolicy":"Delete",'
         '"targetContainerName":"main"}}}}}'
     )
-    from renderer.gohash import apply_component_crd_defaults
+    from renderer.graph.gohash import apply_component_crd_defaults
 
     defaulted = apply_component_crd_defaults(spec)
     assert apply_component_crd_defaults(defaulted) == defaulted
@@ -1085,7 +1085,7 @@ def test_hashing_never_modifies_its_input() -> None:
         "podTemplate": {"spec": {"containers": [{"name": "main", "ports": [{"containerPort": 1}]}]}},
     }
     before = copy.deepcopy(spec)
-    from renderer.gohash import apply_component_crd_defaults
+    from renderer.graph.gohash import apply_component_crd_defaults
 
     defaulted = apply_component_crd_defaults(spec)
     worker_hash({"w": WorkerTemplate(spec=spec)})

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from renderer import k8s_types
-from renderer.gotypes import Codec, go_json_dumps, normalize
-from renderer.quantity import ERR_FORMAT_WRONG
+from renderer.gocompat import k8s_types
+from renderer.gocompat.gotypes import Codec, go_json_dumps, normalize
+from renderer.gocompat.quantity import ERR_FORMAT_WRONG
 from renderer.results import Result, Severity
 
 PREFIX = "spec.podTemplate"

@@ -1,6 +1,6 @@
 """Hostile YAML through the real reading path: every input ends in objects or in one-line errors.
 
-Each case goes through ``plugin.render_cmd.run`` (files in, stdout/stderr out) and checks the
+Each case goes through ``plugin.frontends.render.run`` (files in, stdout/stderr out) and checks the
 command contract (tests/fuzz/support.py): exit 0 or 1, nothing on stdout on failure, one line
 per problem, never a traceback. Cases that could take the process down (deep nesting, alias
 bombs, 50 MB files) run the CLI in a subprocess with a memory limit, so a crash, a segfault or
@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from plugin.inputs import decode
-from plugin.yamlio import MAX_DEPTH, allowed_alias_ratio, dump_documents, go_resolve, load_documents
+from plugin.files import decode
+from plugin.yamlio.codec import MAX_DEPTH, allowed_alias_ratio, dump_documents, go_resolve, load_documents
 from tests.fuzz.support import Run, contract_problems, render_text
 
 ROOT = Path(__file__).resolve().parents[2]

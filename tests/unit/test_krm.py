@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 import yaml
 
-from plugin import krm
+from plugin.frontends import krm
 from plugin.settings import resolve_settings
-from plugin.yamlio import Dumper
+from plugin.yamlio.codec import Dumper
 from renderer.render import Item, render_items
 
 # ---------------------------------------------------------------------------------------------

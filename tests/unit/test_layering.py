@@ -35,7 +35,7 @@ def test_renderer_module_imports_nothing_impure(path: Path) -> None:
 
 def test_the_forbidden_check_would_catch_an_impure_import(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
-    sample.write_text("import os\nfrom plugin.cli import main\nimport renderer.api\n")
+    sample.write_text("import os\nfrom plugin.cli import main\nimport renderer.admission.api\n")
     assert [name for _, name in _imports(sample) if name.split(".")[0] in FORBIDDEN] == ["os", "plugin.cli"]
 
 

@@ -1,4 +1,4 @@
-"""renderer.podtemplate_schema: the CRD's structural defaults and rules for the embedded pod template."""
+"""renderer.admission.podtemplate_schema: the CRD's structural defaults and rules for the embedded pod template."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from renderer.podtemplate_schema import apply_defaults, validate
+from renderer.admission.podtemplate_schema import apply_defaults, validate
 
 DEFAULT_CASES = [
     (

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from plugin import precommit_hydrate, precommit_validate, render_cmd
-from plugin.yamlio import load_documents
-from plugin.yamllines import LineIndex, format_results, resolve
+from plugin.frontends import precommit_hydrate, precommit_validate, render as render_cmd
+from plugin.yamlio.codec import load_documents
+from plugin.yamlio.lines import LineIndex, format_results, resolve
 from renderer.results import ResourceRef, Result, Severity
 
 DCD_REF = ResourceRef("nvidia.com/v1beta1", "DynamoComponentDeployment", "worker", "")
@@ -575,7 +575,7 @@ def test_tracked_only_outside_a_git_work_tree_is_an_error(tree: Path, monkeypatc
 
 
 def test_hydrate_diff_redacts_secret_data_but_names_the_secret() -> None:
-    from plugin.precommit_hydrate import _diff, redact_secret_data
+    from plugin.frontends.precommit_hydrate import _diff, redact_secret_data
 
     secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: pull\n  namespace: llm\ntype: Opaque\ndata:\n  token: czNjcjN0\n"
     redacted = redact_secret_data("---\n" + secret + "---\napiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n")

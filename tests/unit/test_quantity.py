@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from renderer.quantity import (
+from renderer.gocompat.quantity import (
     BINARY_SI,
     DECIMAL_EXPONENT,
     DECIMAL_SI,

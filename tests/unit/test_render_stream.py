@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-import plugin.render_cmd as render_cmd
-from plugin.inputs import load_sources, read_sources
+import plugin.frontends.render as render_cmd
+from plugin.files import load_sources, read_sources
 from plugin.settings import resolve_settings
-from plugin.yamlio import dump_documents, dump_json
+from plugin.yamlio.codec import dump_documents, dump_json
 from renderer.render import Item, render_items, stream_items
 from tests.fuzz.support import render
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from plugin.yamlio import dump_documents, load_documents
+from plugin.yamlio.codec import dump_documents, load_documents
 
 
 def test_plain_merge_sign_as_a_value_is_a_string() -> None:

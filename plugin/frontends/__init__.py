@@ -1,0 +1,1 @@
+"""The front ends: render, KRM function, Argo CD CMP, pre-commit hooks."""

@@ -1,0 +1,722 @@
+"""Argo CD config-management plugin (CMP v2): ``dynamo-render cmp generate``.
+
+Argo CD's ``argocd-cmp-server`` runs ``generate`` in the sidecar with the working directory set
+to the application's path inside a fresh unpacked copy of the repository, with its own
+environment plus what the repo-server sends: ``ARGOCD_APP_*``, ``KUBE_VERSION``,
+``KUBE_API_VERSIONS``, ``ARGOCD_ENV_<name>`` for each ``plugin.env`` entry, and the Application's
+plugin parameters as ``ARGOCD_APP_PARAMETERS`` (JSON; absent, ``null`` or a list) and
+``PARAM_<NAME>``. It reads stdout as a YAML or JSON stream of objects; a non-zero exit fails
+the sync with our stderr as the message.
+
+The rules here:
+
+- stdout carries the objects and nothing else, and stays empty on any error.
+- Every problem is collected and reported on stderr, one line each, after a summary line.
+- Reads stay inside the repository root (the unpacked tree; see ``resolve_repo_root``); a
+  symlink or a parameter path that leads outside it is refused.
+- An app folder that renders to nothing is an error unless ``allow-empty`` is set: exit 0 with
+  empty output makes Argo CD prune every object of the Application.
+
+``KUBE_API_VERSIONS`` decides the LeaderWorkerSet gate (and the checkpoint gate's PodSnapshot
+check) as the operator decides them at start-up; empty means unknown. ``KUBE_VERSION`` is not
+used: the operator never reads the server version at the reference commit.
+
+Option precedence (highest first): Application parameter; ``plugin.env`` entry
+``DYNAMO_RENDER_<NAME>`` (seen here as ``ARGOCD_ENV_DYNAMO_RENDER_<NAME>``); the sidecar's own
+``DYNAMO_RENDER_<NAME>`` variable (set by the Argo CD administrator, so its paths may point
+anywhere in the sidecar); the DynamoRenderConfig named by ``config``; the built-in default.
+
+Mirrors the consumer side of: argo-cd cmpserver/plugin/plugin.go (runCommand, generateManifest),
+reposerver/repository/repository.go (getPluginParamEnvs),
+pkg/apis/application/v1alpha1/types.go (ApplicationSourcePluginParameters.Environ).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from types import FrameType
+from typing import Any, TextIO
+
+from plugin.files import MANIFEST_SUFFIXES, Source, load_sources, read_text
+from plugin.settings import Settings, resolve_settings
+from plugin.yamlio.codec import dump_documents, load_documents
+from renderer import consts
+from renderer.config import RENDER_CONFIG_API_VERSION, RENDER_CONFIG_KIND, parse_render_settings
+from renderer.render import Item, render_items
+from renderer.results import ResourceRef, Result, Severity
+
+PLUGIN_NAME = "dynamo-render"
+PLUGIN_VERSION = "v1"
+# What an Application sets as spec.source.plugin.name (Argo CD dials "<name>-<version>.sock").
+APPLICATION_PLUGIN_NAME = f"{PLUGIN_NAME}-{PLUGIN_VERSION}"
+
+# Argo CD's cmp-server unpacks every request into $ARGOCD_CMP_WORKDIR/_cmp_server/<uuid>/
+# (or $TMPDIR/_cmp_server/<uuid>/); common/common.go GetCMPWorkDir, util/io/files CreateTempDir.
+CMP_WORKDIR_ENV = "ARGOCD_CMP_WORKDIR"
+CMP_WORKDIR_NAME = "_cmp_server"
+
+APP_ENV_PREFIX = "ARGOCD_ENV_DYNAMO_RENDER_"
+SIDECAR_ENV_PREFIX = "DYNAMO_RENDER_"
+LOCAL_CONFIG_ANNOTATION = "config.kubernetes.io/local-config"
+MAX_REPORT_LINES = 100
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_TERMINATED = 143
+
+BOOL_VALUES = ("true", "false")
+GATE_VALUES = ("auto", "true", "false")
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One plugin option: its CMP parameter announcement and the values it accepts."""
+
+    name: str
+    title: str
+    tooltip: str
+    default: str = ""
+    allowed: tuple[str, ...] = ()
+
+    @property
+    def env_suffix(self) -> str:
+        return escape_param_name(self.name)
+
+    def announcement(self) -> dict[str, Any]:
+        """A ParameterAnnouncement (reposerver/repository/repository.proto) for plugin.yaml."""
+        # Values always arrive as strings; Argo CD's UI only knows the "string" item type today.
+        return {"name": self.name, "title": self.title, "tooltip": self.tooltip, "string": self.default}
+
+
+# The options table. plugin.yaml's parameters.static must announce exactly these (a unit test
+# checks it), because Argo CD never sends announced defaults: the defaults here are the truth.
+PARAMETERS: tuple[Parameter, ...] = (
+    Parameter(
+        "namespace",
+        "Namespace",
+        "Namespace for objects without one, and for the Dynamo namespace of DCDs without one "
+        "(default: the config file's spec.namespace, else the Application's destination namespace)",
+    ),
+    Parameter(
+        "config",
+        "DynamoRenderConfig file",
+        "Path of a DynamoRenderConfig (or an OperatorConfiguration) file in the repository, relative "
+        "to the application folder; it is not rendered itself",
+    ),
+    Parameter(
+        "operator-config-path",
+        "OperatorConfiguration file",
+        "Path of the operator's OperatorConfiguration (the config.yaml of its ConfigMap) in the "
+        "repository, relative to the application folder (default: the operator Helm chart defaults)",
+    ),
+    Parameter(
+        "operator-config",
+        "OperatorConfiguration (inline)",
+        "The operator's OperatorConfiguration as inline YAML or JSON; use this or "
+        "operator-config-path",
+    ),
+    Parameter(
+        "keep-sources",
+        "Keep sources",
+        "true or false: also emit the DynamoComponentDeployments themselves (for clusters that run "
+        "the operator too)",
+        "false",
+        BOOL_VALUES,
+    ),
+    Parameter(
+        "companions",
+        "Companion objects",
+        "true or false: emit the objects pods reference that only the graph controller would create "
+        "(discovery ServiceAccount, Role, RoleBinding, ...)",
+        "true",
+        BOOL_VALUES,
+    ),
+    Parameter(
+        "lws-gate",
+        "LeaderWorkerSet gate",
+        "auto: on when the cluster serves both leaderworkerset.x-k8s.io and scheduling.volcano.sh "
+        "(KUBE_API_VERSIONS), as the operator decides; true or false to force it",
+        "auto",
+        GATE_VALUES,
+    ),
+    Parameter(
+        "checkpoint-gate",
+        "Checkpoint gate",
+        "auto: the operator configuration's checkpoint.enabled, when the cluster serves PodSnapshot; "
+        "true or false to force it",
+        "auto",
+        GATE_VALUES,
+    ),
+    Parameter(
+        "allow-empty",
+        "Allow empty output",
+        "true or false: succeed with no objects when the folder renders to nothing (Argo CD then "
+        "prunes everything the Application owns)",
+        "false",
+        BOOL_VALUES,
+    ),
+)
+PARAMETERS_BY_NAME = {p.name: p for p in PARAMETERS}
+
+# Origins of an option value, lowest precedence first.
+SIDECAR, APP_ENV, PARAMETER = 1, 2, 3
+ORIGIN_NAMES = {SIDECAR: "sidecar environment", APP_ENV: "plugin env", PARAMETER: "parameter"}
+
+
+@dataclass(frozen=True)
+class Value:
+    """An option value and where it came from (the label is what the user wrote)."""
+
+    text: str
+    origin: int
+    label: str
+
+
+def escape_param_name(name: str) -> str:
+    """Argo CD's environment name for a parameter: upper case, anything outside [A-Z0-9_] as ``_``.
+
+    Mirrors: argo-cd pkg/apis/application/v1alpha1/types.go escaped.
+    """
+    return re.sub(r"[^A-Z0-9_]", "_", name.upper())
+
+
+def announcements() -> list[dict[str, Any]]:
+    """The ``spec.parameters.static`` list of plugin.yaml."""
+    return [p.announcement() for p in PARAMETERS]
+
+
+# ---------------------------------------------------------------------------------------------
+# Options
+
+
+def resolve_options(env: Mapping[str, str]) -> tuple[dict[str, Value], list[Result]]:
+    """Every option that is set, from the sidecar env, plugin env and parameters, with problems."""
+    results: list[Result] = []
+    values: dict[str, Value] = {}
+    by_suffix = {p.env_suffix: p for p in PARAMETERS}
+
+    # The sidecar's own DYNAMO_RENDER_* and the Application's plugin env, by name.
+    for prefix, origin in ((SIDECAR_ENV_PREFIX, SIDECAR), (APP_ENV_PREFIX, APP_ENV)):
+        for key in sorted(env):
+            if not key.startswith(prefix):
+                continue
+            param = by_suffix.get(key[len(prefix):])
+            if param is None:
+                results.append(Result(f"unknown setting (valid: {_valid_env_names(prefix)})", field=key))
+                continue
+            values[param.name] = Value(env[key], origin, key)
+
+    # Parameters: ARGOCD_APP_PARAMETERS is the canonical form; PARAM_* is read only without it.
+    raw = env.get("ARGOCD_APP_PARAMETERS")
+    if raw is not None:
+        params, problems = _parse_app_parameters(raw)
+    else:
+        params, problems = _parse_param_env(env)
+    results.extend(problems)
+    for name, text in params.items():
+        values[name] = Value(text, PARAMETER, name)
+
+    for name, value in values.items():
+        allowed = PARAMETERS_BY_NAME[name].allowed
+        if allowed and value.text not in allowed:
+            results.append(Result(f"invalid value {json.dumps(value.text)} (valid: {', '.join(allowed)})", field=value.label))
+    return values, results
+
+
+def _valid_env_names(prefix: str) -> str:
+    return ", ".join(prefix + p.env_suffix for p in PARAMETERS)
+
+
+def _parse_app_parameters(raw: str) -> tuple[dict[str, str], list[Result]]:
+    """ARGOCD_APP_PARAMETERS: ``null`` or a JSON list of ``{name, string | array | map}``."""
+    try:
+        data = json.loads(raw) if raw.strip() else None
+    except ValueError as err:
+        return {}, [Result(f"not valid JSON: {err}", field="ARGOCD_APP_PARAMETERS")]
+    if data is None:
+        return {}, []
+    if not isinstance(data, list):
+        return {}, [Result("expected a JSON list of parameters", field="ARGOCD_APP_PARAMETERS")]
+    values: dict[str, str] = {}
+    results: list[Result] = []
+    for i, entry in enumerate(data):
+        where = f"ARGOCD_APP_PARAMETERS[{i}]"
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            results.append(Result("expected an object with a name", field=where))
+            continue
+        name = entry["name"]
+        if name not in PARAMETERS_BY_NAME:
+            results.append(Result(f"unknown parameter (valid: {', '.join(PARAMETERS_BY_NAME)})", field=name))
+            continue
+        if "array" in entry or "map" in entry:
+            got = "array" if "array" in entry else "map"
+            results.append(Result(f"must be a string parameter (got {got})", field=name))
+            continue
+        text = entry.get("string", "")
+        if not isinstance(text, str):
+            results.append(Result("must be a string parameter", field=name))
+            continue
+        values[name] = text
+    return values, results
+
+
+def _parse_param_env(env: Mapping[str, str]) -> tuple[dict[str, str], list[Result]]:
+    """``PARAM_<ESC(name)>`` variables, for runs without ARGOCD_APP_PARAMETERS."""
+    by_env = {"PARAM_" + p.env_suffix: p.name for p in PARAMETERS}
+    values: dict[str, str] = {}
+    results: list[Result] = []
+    for key in sorted(env):
+        if not key.startswith("PARAM_"):
+            continue
+        name = by_env.get(key)
+        if name is None:
+            results.append(Result(f"unknown parameter (valid: {', '.join(sorted(by_env))})", field=key))
+            continue
+        values[name] = env[key]
+    return values, results
+
+
+# ---------------------------------------------------------------------------------------------
+# Paths
+
+
+def resolve_repo_root(app_dir: str, env: Mapping[str, str]) -> str:
+    """The root of the unpacked repository that contains ``app_dir`` (both real paths).
+
+    Argo CD's cmp-server unpacks each request into its own ``<workdir>/_cmp_server/<uuid>`` and
+    runs us in ``<that>/<app path>``, so inside that work dir the root is the ``<uuid>``
+    folder. Elsewhere, the working directory minus ``ARGOCD_APP_SOURCE_PATH`` when it ends with
+    it; else the app folder itself (the strictest choice).
+    Mirrors: argo-cd common/common.go GetCMPWorkDir (the work dir location).
+    """
+    base = env.get(CMP_WORKDIR_ENV) or env.get("TMPDIR") or "/tmp"
+    work_dir = os.path.realpath(os.path.join(base, CMP_WORKDIR_NAME))
+    if _is_within(app_dir, work_dir) and app_dir != work_dir:
+        first = os.path.relpath(app_dir, work_dir).split(os.sep)[0]
+        return os.path.join(work_dir, first)
+    source = env.get("ARGOCD_APP_SOURCE_PATH", "")
+    parts = [p for p in os.path.normpath(source).split("/") if p not in ("", ".")] if source else []
+    if parts and ".." not in parts:
+        app_parts = app_dir.split(os.sep)
+        if len(app_parts) > len(parts) and app_parts[-len(parts):] == parts:
+            return os.sep.join(app_parts[: -len(parts)]) or os.sep
+    return app_dir
+
+
+def _is_within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+@dataclass(frozen=True)
+class Tree:
+    """The repository root, the app folder in it, and how to name files for the user."""
+
+    root: str
+    app: str
+
+    def display(self, path: str) -> str:
+        """A path as the user sees it in the repository (root-relative when inside)."""
+        if _is_within(path, self.root):
+            return os.path.relpath(path, self.root)
+        return path
+
+    def confine(self, value: str, base: str, label: str) -> tuple[str | None, list[Result]]:
+        """Resolve a repository path given relative to ``base``; refuse one leading outside."""
+        if os.path.isabs(value):
+            return None, [Result(f"must be a path relative to the application folder (got {json.dumps(value)})", field=label)]
+        lexical = os.path.normpath(os.path.join(base, value))
+        real = os.path.realpath(lexical)
+        if not _is_within(lexical, self.root) or not _is_within(real, self.root):
+            return None, [Result(f"path {json.dumps(value)} leads outside the repository", field=label)]
+        return real, []
+
+
+def manifest_files(tree: Tree, skip: set[str]) -> tuple[list[tuple[str, str]], list[Result]]:
+    """``(real path, display name)`` of every manifest under the app folder, in a stable order.
+
+    The same order as the ``render`` command's directory walk: a folder's files sorted by name,
+    then its sub-folders in name order. Hidden entries (``.argocd-source.yaml``, ``.git``) are
+    skipped. Symlinks are followed when they stay inside the repository and refused otherwise,
+    as Argo CD's repo-server refuses out-of-bounds symlinks.
+    """
+    found: list[tuple[str, str]] = []
+    results: list[Result] = []
+    visited: set[str] = set()
+
+    def walk(lexical: str) -> None:
+        real_dir = os.path.realpath(lexical)
+        if real_dir in visited:
+            return
+        visited.add(real_dir)
+        try:
+            names = sorted(os.listdir(lexical))
+        except OSError as err:
+            results.append(Result(f"cannot read folder: {err.strerror or err}", file=tree.display(lexical)))
+            return
+        subdirs: list[str] = []
+        for name in names:
+            if name.startswith("."):
+                continue
+            path = os.path.join(lexical, name)
+            display = os.path.relpath(path, tree.root)
+            real = os.path.realpath(path)
+            if os.path.islink(path):
+                if not _is_within(real, tree.root):
+                    results.append(Result(f"symlink points outside the repository (-> {os.readlink(path)})", file=display))
+                    continue
+                if not os.path.exists(real):
+                    if name.endswith(MANIFEST_SUFFIXES):
+                        results.append(Result(f"broken symlink (-> {os.readlink(path)})", file=display))
+                    continue
+            if os.path.isdir(real):
+                subdirs.append(path)
+            elif name.endswith(MANIFEST_SUFFIXES) and real not in skip:
+                found.append((real, display))
+        for path in subdirs:
+            walk(path)
+
+    walk(tree.app)
+    return found, results
+
+
+def read_manifests(files: Sequence[tuple[str, str]]) -> tuple[list[Source], list[Result]]:
+    """Decode each file; sources are named by their repository path."""
+    sources: list[Source] = []
+    results: list[Result] = []
+    for real, display in files:
+        text, problems = read_text(real, display)
+        results.extend(problems)
+        if text is not None:
+            sources.append(Source(display, text))
+    return sources, results
+
+
+def _read_one_document(real: str, display: str) -> tuple[dict[str, Any] | None, list[Result]]:
+    sources, results = read_manifests([(real, display)])
+    if not sources:
+        return None, results
+    docs, problems = load_documents(sources[0].text, display)
+    if problems:
+        return None, problems
+    if len(docs) != 1 or not isinstance(docs[0].obj, dict):
+        return None, [Result("expected exactly one YAML object", file=display)]
+    return docs[0].obj, []
+
+
+# ---------------------------------------------------------------------------------------------
+# Settings
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What generate needs besides the manifests: settings and files not to render."""
+
+    settings: Settings
+    namespace: str
+    allow_empty: bool
+    skip: frozenset[str]
+
+
+def _files_below(path: str) -> list[str]:
+    """Real paths of the files under a directory (none for a file)."""
+    if not os.path.isdir(path):
+        return []
+    return [os.path.realpath(os.path.join(d, f)) for d, _, names in os.walk(path) for f in names]
+
+
+def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str]) -> tuple[Plan | None, list[Result]]:
+    """Turn the options into render settings; reads the config files they name."""
+    results: list[Result] = []
+    skip: set[str] = set()
+
+    def path_option(name: str, base: str) -> tuple[str | None, str]:
+        value = options[name]
+        if value.origin == SIDECAR:
+            # The administrator's own setting: any path in the sidecar, as given.
+            path = value.text if os.path.isabs(value.text) else os.path.join(base, value.text)
+            return os.path.realpath(path), value.text
+        real, problems = tree.confine(value.text, base, value.label)
+        results.extend(problems)
+        return real, tree.display(real) if real else value.text
+
+    # The DynamoRenderConfig file, if any: plugin settings and maybe the operator config.
+    spec: dict[str, Any] = {}
+    operator_path: str | None = None
+    operator_origin = 0
+    # Who wrote spec.operatorConfig, for error messages: (label, file).
+    inline_source = ("spec.operatorConfig", "")
+    config_value = options.get("config")
+    if config_value is not None and config_value.text:
+        real, display = path_option("config", tree.app)
+        if real is not None:
+            skip.add(real)
+            doc, problems = _read_one_document(real, display)
+            results.extend(problems)
+            if doc is not None and doc.get("kind") == consts.OPERATOR_CONFIG_KIND:
+                operator_path, operator_origin = real, config_value.origin
+            elif doc is not None:
+                parsed, problems = parse_render_settings(doc)
+                results.extend(p.with_source(display, 0) for p in problems)
+                if parsed is not None:
+                    spec = dict(doc.get("spec") or {})
+                    if "operatorConfig" in spec:
+                        operator_origin = config_value.origin
+                        inline_source = ("spec.operatorConfig", display)
+                    nested = spec.pop("operatorConfigPath", None)
+                    if nested is not None:
+                        base = os.path.dirname(real)
+                        if config_value.origin == SIDECAR:
+                            operator_path = os.path.realpath(os.path.join(base, nested))
+                        else:
+                            operator_path, problems = tree.confine(nested, base, "spec.operatorConfigPath")
+                            results.extend(p.with_source(display, 0) for p in problems)
+                        if operator_path is not None:
+                            skip.add(operator_path)
+                        operator_origin = config_value.origin
+                    # The cluster-state file is read from the repository too, and is not rendered itself.
+                    state = spec.pop("clusterStatePath", None)
+                    if isinstance(state, str):
+                        base = os.path.dirname(real)
+                        if config_value.origin == SIDECAR:
+                            state_path: str | None = os.path.realpath(os.path.join(base, state))
+                        else:
+                            state_path, problems = tree.confine(state, base, "spec.clusterStatePath")
+                            results.extend(p.with_source(display, 0) for p in problems)
+                        if state_path is not None:
+                            spec["clusterStatePath"] = state_path
+                            skip.update([state_path, *_files_below(state_path)])
+
+    # The operator configuration from the options: the highest origin wins; one origin, one form.
+    inline = options.get("operator-config")
+    by_path = options.get("operator-config-path")
+    candidates = [v for v in (inline, by_path) if v is not None and v.text]
+    if candidates:
+        top = max(v.origin for v in candidates)
+        winners = [v for v in candidates if v.origin == top]
+        if len(winners) > 1:
+            results.append(Result(
+                f"set operator-config or operator-config-path, not both (both come from the {ORIGIN_NAMES[top]})",
+                field=winners[0].label,
+            ))
+        elif top >= operator_origin:
+            winner = winners[0]
+            spec.pop("operatorConfig", None)
+            operator_path = None
+            if winner is by_path:
+                operator_path, _ = path_option("operator-config-path", tree.app)
+                if operator_path is not None:
+                    skip.add(operator_path)
+            else:
+                doc, problems = _parse_inline_document(winner)
+                results.extend(problems)
+                if doc is not None:
+                    spec["operatorConfig"] = doc
+                    inline_source = (winner.label, "")
+
+    # Plain settings: keepSources, companions and the gates.
+    for name, key in (("keep-sources", "keepSources"), ("companions", "companions")):
+        if name in options:
+            spec[key] = options[name].text == "true"
+    gates = dict(spec.get("gates") or {})
+    for name, key in (("lws-gate", "lws"), ("checkpoint-gate", "checkpoint")):
+        if name in options:
+            text = options[name].text
+            if text == "auto":
+                gates.pop(key, None)
+            else:
+                gates[key] = text == "true"
+    if gates or "gates" in spec:
+        spec["gates"] = gates
+    allow_empty = "allow-empty" in options and options["allow-empty"].text == "true"
+
+    if any(r.is_error for r in results):
+        return None, results
+
+    # The cluster facts Argo CD sends about the destination cluster.
+    raw_versions = env.get("KUBE_API_VERSIONS", "")
+    api_versions = [v for v in (s.strip() for s in raw_versions.split(",")) if v] or None
+    settings_doc = {"apiVersion": RENDER_CONFIG_API_VERSION, "kind": RENDER_CONFIG_KIND, "spec": spec}
+    settings, problems = resolve_settings(
+        operator_config_path=operator_path, settings_doc=settings_doc, api_versions=api_versions
+    )
+    results.extend(_relabel(p, tree, inline_source) for p in problems)
+    if settings is None:
+        return None, results
+
+    namespace_value = options.get("namespace")
+    namespace = (
+        (namespace_value.text if namespace_value is not None else "")
+        or settings.settings.namespace
+        or env.get("ARGOCD_APP_NAMESPACE", "")
+        or "default"
+    )
+    return Plan(settings, namespace, allow_empty, frozenset(skip)), results
+
+
+def _parse_inline_document(value: Value) -> tuple[dict[str, Any] | None, list[Result]]:
+    docs, problems = load_documents(value.text, "")
+    if problems:
+        return None, [Result(p.message, field=value.label) for p in problems]
+    if len(docs) != 1 or not isinstance(docs[0].obj, dict):
+        return None, [Result("expected exactly one YAML or JSON object", field=value.label)]
+    return docs[0].obj, []
+
+
+def _relabel(result: Result, tree: Tree, inline_source: tuple[str, str]) -> Result:
+    """Show repository paths; name the inline operator config by where the user wrote it."""
+    out = result
+    if out.file:
+        out = replace(out, file=tree.display(out.file))
+    prefix = "spec.operatorConfig"
+    if out.field == prefix or out.field.startswith(prefix + "."):
+        label, file = inline_source
+        out = replace(out, field=label + out.field[len(prefix):])
+        if file:
+            out = out.with_source(file, 0)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# generate
+
+
+def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -> int:
+    """Render the app folder ``cwd``; objects on stdout, or nothing and a report on stderr."""
+    app = os.path.realpath(cwd)
+    tree = Tree(resolve_repo_root(app, env), app)
+    options, results = resolve_options(env)
+    plan: Plan | None = None
+    if not any(r.is_error for r in results):
+        plan, problems = build_plan(tree, options, env)
+        results.extend(problems)
+    if plan is None or any(r.is_error for r in results):
+        return _fail(results, env, stderr)
+
+    files, problems = manifest_files(tree, set(plan.skip))
+    results.extend(problems)
+    sources, problems = read_manifests(files)
+    results.extend(problems)
+    documents, problems = load_sources(sources)
+    results.extend(problems)
+    items: list[Item] = []
+    for doc in documents:
+        if _is_local_config(doc.obj):
+            continue
+        problem = _not_deployable(doc.obj)
+        if problem is not None:
+            if isinstance(doc.obj, dict) and doc.obj.get("kind"):
+                problem = replace(problem, resource=ResourceRef.of(doc.obj))
+            results.append(problem.with_source(doc.file, doc.index))
+        else:
+            items.append(Item(doc.obj, doc.file, doc.index))
+
+    # Render whatever was readable even when some files were not: every problem is reported.
+    rendered = render_items(
+        items,
+        plan.settings.config,
+        plan.namespace,
+        keep_sources=plan.settings.settings.keep_sources,
+        cluster_layers=plan.settings.cluster_layers,
+    )
+    results.extend(rendered.results)
+    if not rendered.objects and not plan.allow_empty and not any(r.is_error for r in results):
+        results.append(Result(
+            f"no objects to deploy in {tree.display(app)} (found {len(files)} manifest files); an empty result "
+            "makes Argo CD prune the whole Application, so it is refused unless the allow-empty parameter is true"
+        ))
+    if any(r.is_error for r in results):
+        return _fail(results, env, stderr)
+    for result in results:
+        if result.severity is Severity.WARNING:
+            stderr.write(result.line() + "\n")
+    stdout.write(dump_documents(rendered.objects))
+    stdout.flush()
+    return 0
+
+
+def _not_deployable(obj: Any) -> Result | None:
+    """Argo CD can only apply Kubernetes objects; our own config kinds are never applied."""
+    if not isinstance(obj, dict):
+        return Result("not a Kubernetes object (expected a mapping with apiVersion, kind and metadata.name)")
+    if not obj.get("apiVersion") or not obj.get("kind"):
+        return Result("not a Kubernetes object (apiVersion and kind are required)")
+    metadata = obj.get("metadata")
+    if not isinstance(metadata, dict) or not (metadata.get("name") or metadata.get("generateName")):
+        return Result("metadata.name is required", field="metadata.name")
+    if obj.get("kind") in (RENDER_CONFIG_KIND, consts.OPERATOR_CONFIG_KIND):
+        return Result(
+            f"a {obj['kind']} is configuration, not an object to deploy: name its file with the config "
+            f'parameter, or annotate it {LOCAL_CONFIG_ANNOTATION}: "true"'
+        )
+    return None
+
+
+def _is_local_config(obj: Any) -> bool:
+    """kustomize and kpt's marker for documents that configure tools and are never applied."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("metadata"), dict):
+        return False
+    annotations = obj["metadata"].get("annotations") or {}
+    return isinstance(annotations, dict) and str(annotations.get(LOCAL_CONFIG_ANNOTATION, "")).lower() == "true"
+
+
+def _fail(results: Sequence[Result], env: Mapping[str, str], stderr: TextIO) -> int:
+    """A summary line, then one line per problem (warnings after errors), capped."""
+    errors = [r for r in results if r.is_error]
+    warnings = [r for r in results if r.severity is Severity.WARNING]
+    app = env.get("ARGOCD_APP_NAME", "")
+    where = f" for application {app}" if app else ""
+    count = f"{len(errors)} error" + ("s" if len(errors) != 1 else "")
+    stderr.write(f"dynamo-render: {count}{where}, nothing rendered\n")
+    lines = [r.line() for r in errors + warnings]
+    stderr.writelines(line + "\n" for line in lines[:MAX_REPORT_LINES])
+    if len(lines) > MAX_REPORT_LINES:
+        stderr.write(f"... and {len(lines) - MAX_REPORT_LINES} more\n")
+    stderr.flush()
+    return EXIT_ERROR
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry point
+
+USAGE = """usage: dynamo-render cmp generate
+
+Argo CD config-management plugin command; run by argocd-cmp-server in the application folder.
+Settings come from the Application's plugin parameters and env; see argocd/plugin.yaml.
+"""
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    # Argo CD's deadline: SIGTERM to our process group, SIGKILL 5 s later. Nothing has been
+    # written to stdout before rendering finished, so leaving now leaves it empty.
+    sys.stderr.write("dynamo-render: terminated (Argo CD's generate deadline passed?)\n")
+    sys.stderr.flush()
+    os._exit(EXIT_TERMINATED)
+
+
+def main(argv: Sequence[str]) -> int:
+    """``dynamo-render cmp ARGS``; returns the exit code."""
+    if list(argv) in (["-h"], ["--help"], ["help"]):
+        sys.stdout.write(USAGE)
+        return 0
+    if list(argv) != ["generate"]:
+        sys.stderr.write(USAGE)
+        return EXIT_USAGE
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    return generate(os.getcwd(), os.environ, sys.stdout, sys.stderr)
+
+
+__all__ = [
+    "APPLICATION_PLUGIN_NAME",
+    "PARAMETERS",
+    "announcements",
+    "escape_param_name",
+    "generate",
+    "main",
+    "resolve_options",
+    "resolve_repo_root",
+]

@@ -1,0 +1,157 @@
+"""The ``dynamo-validate`` pre-commit hook: every offline admission rule, then a render.
+
+Each file named on the command line is checked on its own, so pre-commit may split the file
+list into parallel chunks. A file is read only when its text mentions a Dynamo kind; other YAML
+is skipped without parsing. Each DynamoComponentDeployment and DynamoGraphDeployment goes
+through the renderer exactly as ``dynamo-render render`` would take it (CRD schema, CEL rules,
+webhooks, then rendering), and every problem prints as one line::
+
+    deploy/worker.yaml:14: [error] DynamoComponentDeployment/worker spec.replicas: must be >= 0 (got -1)
+
+Unknown fields inside a pod template (a DCD's ``spec.podTemplate``, a DGD component's) are only
+warnings when rendering (the operator's typed decode drops them) but errors here, as
+``kubectl apply --validate=strict`` rejects them.
+Lines are found on the error path only: files with nothing to report are never parsed twice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, TextIO
+
+from plugin.files import Source, read_sources
+from plugin.yamlio.codec import load_documents
+from plugin.yamlio.lines import format_results
+from renderer import consts
+from renderer.results import Result, Severity
+
+if TYPE_CHECKING:
+    from plugin.settings import Settings
+
+DYNAMO_KINDS = (consts.DCD_KIND, consts.DGD_KIND)
+# a DCD's spec.podTemplate or a DGD component's spec.components[i].podTemplate, and below
+POD_TEMPLATE_FIELD = re.compile(r"(?:^|\.)podTemplate(?:[.\[]|$)")
+
+
+def add_settings_arguments(parser: argparse.ArgumentParser) -> None:
+    """The rendering options every hook shares with ``dynamo-render render``."""
+    parser.add_argument("--operator-config", metavar="FILE", help="OperatorConfiguration file (the operator's own config)")
+    parser.add_argument("--config", metavar="FILE", help="DynamoRenderConfig file (plugin settings)")
+    parser.add_argument("-n", "--namespace", help="namespace for objects that have none (default: default)")
+    parser.add_argument(
+        "--lws", action=argparse.BooleanOptionalAction, default=None, help="force the LeaderWorkerSet gate (default: auto, on)"
+    )
+    parser.add_argument(
+        "--cluster-state", metavar="PATH", help="cluster facts as Kubernetes objects (file or directory; kubectl get -o yaml)"
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="also print info notes (assumed defaults)")
+
+
+def settings_from_args(args: argparse.Namespace, keep_sources: bool = False) -> tuple[Settings | None, list[Result]]:
+    """Settings from the shared options, exactly as the render command builds them."""
+    from plugin.settings import resolve_settings
+
+    overrides: dict[str, object] = {}
+    if keep_sources:
+        overrides["keepSources"] = True
+    if args.lws is not None:
+        overrides["gates"] = {"lws": args.lws}
+    return resolve_settings(
+        operator_config_path=args.operator_config,
+        config_path=args.config,
+        namespace=args.namespace,
+        overrides=overrides,
+        cluster_state_path=args.cluster_state,
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dynamo-render validate",
+        description="Check files holding Dynamo resources against every offline admission rule and render them.",
+    )
+    parser.add_argument("filenames", nargs="*", metavar="FILE", help="files or directories to check")
+    add_settings_arguments(parser)
+    return parser
+
+
+def mentions_dynamo_kind(text: str) -> bool:
+    """A cheap pre-filter: files that never name a Dynamo kind hold nothing to check."""
+    return any(kind in text for kind in DYNAMO_KINDS)
+
+
+def strict_pod_template(result: Result) -> Result:
+    """An unknown field inside the pod template is an error, as strict server-side validation says.
+
+    The renderer reports it as a warning because the operator's typed decode silently drops
+    it; the API server would have refused the DCD under ``kubectl apply --validate=strict``.
+    """
+    if (
+        result.severity is Severity.WARNING
+        and result.message.startswith('unknown field "')
+        and POD_TEMPLATE_FIELD.search(result.field) is not None
+    ):
+        return replace(result, severity=Severity.ERROR)
+    return result
+
+
+def validate_source(source: Source, settings: Settings) -> list[Result]:
+    """Every problem in one file: YAML, admission rules and rendering."""
+    from renderer.render import Item, render_items
+
+    if not mentions_dynamo_kind(source.text):
+        return []
+    documents, results = load_documents(source.text, source.name)
+    items = [Item(doc.obj, doc.file, doc.index) for doc in documents]
+    rendered = render_items(items, settings.config, settings.namespace, cluster_layers=settings.cluster_layers)
+    for result in rendered.results:
+        if not result.file and result.resource is not None:
+            # cluster-state notes name an object of this file but no document
+            result = result.with_source(source.name, None)
+        results.append(strict_pod_template(result))
+    return results
+
+
+def run(argv: Sequence[str], stdout: TextIO) -> int:
+    args = build_parser().parse_args(list(argv))
+    sources, results = read_sources(args.filenames)
+    # The renderer (and the settings it needs) load only when some file names a Dynamo kind:
+    # a commit without Dynamo manifests costs a read and a substring search per file.
+    candidates = [source for source in sources if mentions_dynamo_kind(source.text)]
+    texts: dict[str, str] = {}
+    if candidates:
+        settings, problems = settings_from_args(args)
+        results.extend(problems)
+        for source in candidates:
+            if settings is None:
+                break
+            found = validate_source(source, settings)
+            if any(r.severity is not Severity.INFO or args.verbose for r in found):
+                texts[source.name] = source.text
+            results.extend(found)
+    report(results, texts, stdout, args.verbose)
+    return 1 if any(r.is_error for r in results) else 0
+
+
+def report(results: Sequence[Result], texts: dict[str, str], stream: TextIO, verbose: bool) -> None:
+    """Print one line per problem; file-less notes (assumed defaults) once, and only when verbose."""
+    shown: list[Result] = []
+    seen: set[Result] = set()
+    for result in results:
+        if result.severity is Severity.INFO and not verbose:
+            continue
+        if not result.file:
+            if result in seen:
+                continue
+            seen.add(result)
+        shown.append(result)
+    stream.writelines(line + "\n" for line in format_results(shown, texts))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """pre-commit entry point: 0 when every file is valid, 1 when any problem is an error."""
+    return run(sys.argv[1:] if argv is None else argv, sys.stdout)

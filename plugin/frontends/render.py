@@ -1,0 +1,193 @@
+"""The ``render`` command: files in, one deterministic stream of objects out.
+
+Contract (other tools call it): exit 0 and the objects on stdout; exit 1 with one line per
+problem on stderr and nothing on stdout; exit 2 on an internal bug (traceback on stderr).
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import IO, TextIO
+
+from plugin.files import load_sources, read_sources
+from plugin.settings import resolve_settings
+from plugin.state_sources import LIVE_SOURCE, LiveCluster, namespaces_of
+from plugin.yamlio.fast import Emitter
+from plugin.yamlio.codec import json_line
+from renderer.cluster.state import StateLayer
+from renderer.render import Item, stream_items
+from renderer.results import Result, Severity
+
+
+def report(results: Sequence[Result], stream: TextIO, verbose: bool = False) -> None:
+    """One line per problem; info notes only when verbose."""
+    for result in results:
+        if result.severity is Severity.INFO and not verbose:
+            continue
+        stream.write(result.line() + "\n")
+
+
+def run(
+    paths: Sequence[str],
+    operator_config: str | None,
+    config: str | None,
+    namespace: str | None,
+    keep_sources: bool,
+    lws: bool | None,
+    output: str,
+    verbose: bool,
+    stdout: TextIO,
+    stderr: TextIO,
+    cluster_state: str | None = None,
+    live: bool = False,
+    companions: bool | None = None,
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    emit: str | None = None,
+) -> int:
+    """Render ``paths`` and write the stream; returns the exit code."""
+    overrides: dict[str, object] = {}
+    if keep_sources:
+        overrides["keepSources"] = True
+    if lws is not None:
+        overrides["gates"] = {"lws": lws}
+    if emit is not None:
+        overrides["emit"] = emit
+    if companions is not None:
+        overrides["companions"] = companions
+    # The live lookup (opt-in): API discovery first, as the gates depend on it.
+    results: list[Result] = []
+    cluster: LiveCluster | None = None
+    discovered: list[StateLayer] = []
+    if live:
+        cluster, problems = LiveCluster.connect(kubeconfig, context)
+        results.extend(problems)
+        if cluster is not None:
+            served, problems = cluster.discover()
+            results.extend(problems)
+            discovered.append(StateLayer(LIVE_SOURCE, api_versions=served))
+    settings, problems = resolve_settings(
+        operator_config_path=operator_config,
+        config_path=config,
+        namespace=namespace,
+        overrides=overrides,
+        cluster_state_path=cluster_state,
+        extra_layers=discovered,
+    )
+    results.extend(problems)
+    sources, problems = read_sources(paths)
+    results.extend(problems)
+    documents, problems = load_sources(sources)
+    results.extend(problems)
+    if settings is None or any(r.is_error for r in results):
+        report(results, stderr, verbose)
+        return 1
+    layers = list(settings.cluster_layers)
+    if cluster is not None:
+        layer, problems = cluster.state_layer(namespaces_of((doc.obj for doc in documents), settings.namespace))
+        results.extend(problems)
+        layers.append(layer)
+        if any(r.is_error for r in results):
+            report(results, stderr, verbose)
+            return 1
+    # Each object is serialised as soon as it is rendered and then dropped; the text waits in a
+    # buffer until the run is known to have succeeded (nothing on stdout on any error).
+    rendered_results: list[Result] = []
+    stream = stream_items(
+        (Item(doc.obj, doc.file, doc.index) for doc in documents),
+        settings.config,
+        settings.namespace,
+        rendered_results,
+        keep_sources=settings.settings.keep_sources,
+        cluster_layers=layers,
+    )
+    del documents
+    with OutputBuffer() as buffer, frozen_heap():
+        if output == "json":
+            for obj in stream:
+                buffer.write(json_line(obj))
+        else:
+            emitter = Emitter()
+            for obj in stream:
+                buffer.write(emitter.document(obj))
+            buffer.write(emitter.end())
+        results.extend(rendered_results)
+        report(results, stderr, verbose)
+        if any(r.is_error for r in results):
+            return 1
+        buffer.copy_to(stdout)
+    stdout.flush()
+    return 0
+
+
+@contextmanager
+def frozen_heap() -> Iterator[None]:
+    """Keep the cyclic garbage collector off the objects alive so far (the loaded input).
+
+    They live until the end of the run and hold no reference cycles, yet every full collection
+    would walk them again, which makes a large bundle's render time grow faster than its size.
+    Reference counting still frees them.
+    """
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+class OutputBuffer:
+    """Serialised output held back until the run has succeeded.
+
+    In memory up to ``MEMORY_LIMIT`` characters, then in an anonymous temporary file, so a
+    large render does not hold its whole output text in memory. Where no temporary file can be
+    created, everything stays in memory.
+    """
+
+    MEMORY_LIMIT = 8 * 2**20
+
+    def __init__(self) -> None:
+        self.chunks: list[str] = []
+        self.size = 0
+        self.file: IO[str] | None = None
+
+    def __enter__(self) -> OutputBuffer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.file is not None:
+            self.file.close()
+
+    def write(self, text: str) -> None:
+        if self.file is not None:
+            self.file.write(text)
+            return
+        self.chunks.append(text)
+        self.size += len(text)
+        if self.size > self.MEMORY_LIMIT:
+            self._spill()
+
+    def _spill(self) -> None:
+        import tempfile  # only large outputs get here
+
+        try:
+            self.file = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")
+        except OSError:
+            self.MEMORY_LIMIT = sys.maxsize
+            return
+        self.file.writelines(self.chunks)
+        self.chunks = []
+
+    def copy_to(self, stream: TextIO) -> None:
+        if self.file is None:
+            stream.write("".join(self.chunks))
+            return
+        self.file.seek(0)
+        while chunk := self.file.read(2**20):
+            stream.write(chunk)
+
+
+def main_stdio(**kwargs: object) -> int:
+    return run(stdout=sys.stdout, stderr=sys.stderr, **kwargs)  # type: ignore[arg-type]

@@ -1,0 +1,1 @@
+"""YAML in and out: the safe loader and dumper, the fast emitter, line lookup for results."""

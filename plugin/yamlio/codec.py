@@ -1,0 +1,600 @@
+"""YAML in and out: safe multi-document loading with precise errors, deterministic dumping.
+
+Loading follows what kubectl (sigs.k8s.io/yaml over go-yaml v2) would accept: YAML 1.1 scalars,
+but timestamps stay strings; duplicate mapping keys are errors as in the Kubernetes decoders;
+``kind: List`` documents are flattened into their items. Dumping is deterministic: block style,
+sorted mapping keys, lists in order, no anchors or aliases, ``---`` between documents.
+
+Hostile input is refused before it can cost memory or a crash, with one line per document:
+only the safe tags are known (no python/object tags); every composed document is checked
+before it is constructed, with go-yaml v2's alias budget (an alias bomb such as "billion
+laughs" is refused as kubectl refuses it: "document contains excessive aliasing"), go-yaml's
+refusal of an anchor that contains itself, and a nesting limit of ``MAX_DEPTH`` levels counted
+after alias expansion (the emitter and the rendering code are recursive; libyaml itself stops
+at 1000 levels).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+import re
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from renderer.gocompat.gotypes import key_text
+from renderer.results import Result
+
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BaseDumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class YAMLInputError(Exception):
+    """A document that cannot be read; carries the mark for a one-line message."""
+
+
+_NULL = "tag:yaml.org,2002:null"
+_BOOL = "tag:yaml.org,2002:bool"
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+_STR = "tag:yaml.org,2002:str"
+_BINARY = "tag:yaml.org,2002:binary"
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_MERGE = "tag:yaml.org,2002:merge"
+
+# go-yaml v2, which kubectl and Argo CD read manifests with, differs from PyYAML's YAML 1.1:
+# y/Y/n/N are booleans, 1e3 (no dot) is a float, 0o17 is an int, 1:30 is not sexagesimal,
+# timestamps stay strings, and a number out of range falls back to another type or a string.
+_GO_RESOLVE_MAP: dict[str, tuple[str, Any]] = {
+    **{word: (_BOOL, True) for word in ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON")},
+    **{word: (_BOOL, False) for word in ("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF")},
+    **{word: (_NULL, None) for word in ("", "~", "null", "Null", "NULL")},
+    **{word: (_FLOAT, math.nan) for word in (".nan", ".NaN", ".NAN")},
+    **{word: (_FLOAT, math.inf) for word in (".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF")},
+    **{word: (_FLOAT, -math.inf) for word in ("-.inf", "-.Inf", "-.INF")},
+}
+_GO_HINTED = frozenset("+-0123456789.yYnNtTfFoO~")
+# strconv.ParseInt/ParseUint with base 0, after go-yaml has removed every underscore.
+_GO_BASE0_INT = re.compile(r"^([-+]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)$")
+# go-yaml's yamlStyleFloat, tried on the underscore-free text before strconv.ParseFloat.
+_GO_YAML_STYLE_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
+# strconv.ParseFloat on text that starts with a dot (no underscores allowed there).
+_GO_DOT_FLOAT = re.compile(r"^\.[0-9]+([eE][-+]?[0-9]+)?$")
+_INT64 = (-(2**63), 2**63 - 1)
+_UINT64_MAX = 2**64 - 1
+
+
+def _go_int(plain: str) -> int | None:
+    """strconv.ParseInt(plain, 0, 64), else ParseUint(plain, 0, 64); None when both fail."""
+    match = _GO_BASE0_INT.fullmatch(plain)
+    if match is None:
+        return None
+    sign, digits = match.groups()
+    if len(digits) > 1 and digits[0] == "0" and digits[1] in "xXoObB":
+        value = int(digits[2:], {"x": 16, "o": 8, "b": 2}[digits[1].lower()])
+    else:
+        value = int(digits, 8) if digits[0] == "0" else int(digits)
+    if sign == "-":
+        value = -value
+    if _INT64[0] <= value <= _INT64[1]:
+        return value
+    if not sign and value <= _UINT64_MAX:
+        return value
+    return None
+
+
+def _go_float(text: str, pattern: re.Pattern[str]) -> float | None:
+    """strconv.ParseFloat of text matching ``pattern``; None on a syntax or range error."""
+    if pattern.fullmatch(text) is None:
+        return None
+    value = float(text)
+    return None if math.isinf(value) else value
+
+
+def go_resolve(text: str) -> tuple[str, Any]:
+    """The tag and value go-yaml v2 gives a plain (or explicitly tagged) scalar.
+
+    Mirrors: gopkg.in/yaml.v2 resolve.go resolve (timestamps are kept as strings, as the
+    decoder does for untyped values).
+    """
+    if text and text[0] not in _GO_HINTED:
+        return _STR, text
+    if text in _GO_RESOLVE_MAP:
+        return _GO_RESOLVE_MAP[text]
+    if text[0] == ".":
+        number = _go_float(text, _GO_DOT_FLOAT)
+        return (_FLOAT, number) if number is not None else (_STR, text)
+    if text[0] in "+-0123456789":
+        plain = text.replace("_", "")
+        integer = _go_int(plain)
+        if integer is not None:
+            return _INT, integer
+        number = _go_float(plain, _GO_YAML_STYLE_FLOAT)
+        if number is not None:
+            return _FLOAT, number
+    return _STR, text
+
+
+def _constructor_error(problem: str, node: Any) -> yaml.constructor.ConstructorError:
+    return yaml.constructor.ConstructorError(None, None, problem, node.start_mark)
+
+
+def _short_tag(tag: str) -> str:
+    return "!!" + tag[len("tag:yaml.org,2002:") :] if tag.startswith("tag:yaml.org,2002:") else tag
+
+
+# The tags a manifest may carry; any other (python/object, !!set, local !tags) is refused.
+KNOWN_TAGS = ("!!str", "!!int", "!!float", "!!bool", "!!null", "!!binary", "!!timestamp", "!!map", "!!seq", "!!merge")
+
+
+class Loader(_BaseLoader):  # type: ignore[misc,valid-type]
+    """Safe loader with kubectl's scalar rules, JSON-compatible keys and no duplicate keys."""
+
+    yaml_implicit_resolvers: dict[Any, Any] = {}
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        """A plain scalar gets go-yaml's type; ``<<`` stays the merge key; the rest as PyYAML."""
+        if kind is yaml.ScalarNode and implicit[0]:
+            if value == "<<":
+                return _MERGE
+            return go_resolve(value)[0]
+        return super().resolve(kind, value, implicit)
+
+    def construct_go_scalar(self, node: Any) -> Any:
+        """A null, bool, int or float scalar as go-yaml decodes it; a tag the value does not fit is an error.
+
+        Mirrors: gopkg.in/yaml.v2 resolve.go resolve (explicit tags: !!float accepts an int).
+        """
+        tag, value = go_resolve(self.construct_scalar(node))
+        if tag != node.tag:
+            if node.tag == _FLOAT and tag == _INT:
+                return float(value)
+            # the value itself is not repeated: it may be a Secret's data
+            raise _constructor_error(f"cannot decode a {_short_tag(tag)} value as a {_short_tag(node.tag)}", node)
+        if isinstance(value, float) and not math.isfinite(value):
+            # sigs.k8s.io/yaml converts every document to JSON, which has no NaN or infinity.
+            raise _constructor_error(f"{node.value} cannot be represented in JSON (json: unsupported value)", node)
+        return value
+
+    def construct_go_binary(self, node: Any) -> str:
+        """``!!binary``: the decoded bytes as a string, as go-yaml gives them to JSON."""
+        text = "".join(self.construct_scalar(node).split())
+        try:
+            data = base64.b64decode(text, validate=True)
+        except (binascii.Error, ValueError):
+            raise _constructor_error("!!binary value contains invalid base64 data", node) from None
+        return data.decode("utf-8", errors="replace")
+
+    def construct_go_timestamp(self, node: Any) -> str:
+        """``!!timestamp``: go-yaml hands timestamps to JSON as the text they were written as."""
+        text = str(self.construct_scalar(node))
+        if not _TIMESTAMP_TEXT.fullmatch(text):
+            raise _constructor_error("cannot decode a !!str value as a !!timestamp", node)
+        return text
+
+    def construct_shared_str(self, node: Any) -> str:
+        """A string scalar, shared with every equal string read before (``sys.intern``).
+
+        Manifests repeat the same keys and values thousands of times; one copy of each keeps
+        a large bundle's memory down. Strings are immutable, so sharing is invisible.
+        """
+        text: str = self.construct_scalar(node)
+        return sys.intern(text)
+
+    def construct_unknown(self, node: Any) -> Any:
+        raise _constructor_error(f"unsupported YAML tag {node.tag} (allowed: {', '.join(KNOWN_TAGS)})", node)
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict[str, Any]:
+        """A mapping with JSON object keys, as sigs.k8s.io/yaml converts it; duplicates are errors.
+
+        Mirrors: sigs.k8s.io/yaml yaml.go convertToJSONableObject (key conversion),
+        gopkg.in/yaml.v2 UnmarshalStrict (a key set twice is an error).
+        """
+        if not isinstance(node, yaml.MappingNode):
+            raise _constructor_error(f"expected a mapping node, but found {node.id}", node)
+        self.flatten_mapping(node)
+        mapping: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            raw = self.construct_object(key_node, deep=deep)
+            key = _json_key(raw)
+            if key is None:
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping",
+                    node.start_mark,
+                    f"unsupported mapping key of type {_yaml_kind(raw)} (keys must be strings, numbers or booleans)",
+                    key_node.start_mark,
+                )
+            if key in mapping:
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping",
+                    node.start_mark,
+                    f'mapping key "{key}" already defined',
+                    key_node.start_mark,
+                )
+            mapping[key] = self.construct_object(value_node, deep=deep)
+        return mapping
+
+    def get_node(self) -> Any:
+        node = super().get_node()
+        if node is not None:
+            check_document(node)
+        return node
+
+    def get_single_node(self) -> Any:
+        node = super().get_single_node()
+        if node is not None:
+            check_document(node)
+        return node
+
+
+# go-yaml's allowed timestamp layouts: 2006-1-2, optionally with a time of day.
+_TIMESTAMP_TEXT = re.compile(r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::?[0-9]{2})?))?)?$")
+
+Loader.yaml_constructors = {}
+for _tag in (_NULL, _BOOL, _INT, _FLOAT):
+    Loader.add_constructor(_tag, Loader.construct_go_scalar)
+Loader.add_constructor(_STR, Loader.construct_shared_str)
+Loader.add_constructor(_BINARY, Loader.construct_go_binary)
+Loader.add_constructor(_TIMESTAMP, Loader.construct_go_timestamp)
+Loader.add_constructor("tag:yaml.org,2002:seq", yaml.constructor.SafeConstructor.construct_yaml_seq)
+Loader.add_constructor("tag:yaml.org,2002:map", Loader.construct_mapping)
+Loader.add_constructor(None, Loader.construct_unknown)
+# A plain "<<" outside key position is just the string "<<" for go-yaml (kustomize writes it
+# unquoted); as a key it was already consumed as a merge by flatten_mapping.
+Loader.add_constructor(_MERGE, lambda loader, node: "<<" if node.value == "<<" else loader.construct_unknown(node))
+
+
+def _json_key(key: Any) -> str | None:
+    """A mapping key as a JSON object key; None for keys sigs.k8s.io/yaml refuses (null, uint64)."""
+    if isinstance(key, int) and not isinstance(key, bool) and not _INT64[0] <= key <= _INT64[1]:
+        return None
+    if isinstance(key, float) and not math.isfinite(key):
+        return {math.inf: ".inf", -math.inf: "-.inf"}.get(key, ".nan")
+    return key_text(key)
+
+
+def _yaml_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, int):
+        return "uint64"
+    return type(value).__name__
+
+
+# A document nested deeper than this (after alias expansion) is refused. Kubernetes objects
+# are rarely deeper than 30 levels (a CRD's openAPIV3Schema of a recursive type is the
+# deepest thing seen in practice); the emitter needs about three Python frames per level.
+MAX_DEPTH = 100
+
+# go-yaml v2's alias budget: below this many decode operations 99% may come from aliases,
+# above the high mark 10%, linearly in between.
+_ALIAS_RATIO_RANGE_LOW = 400_000
+_ALIAS_RATIO_RANGE_HIGH = 4_000_000
+
+
+def allowed_alias_ratio(decode_count: int) -> float:
+    """The share of decode operations that may come from alias expansion.
+
+    Mirrors: gopkg.in/yaml.v2 decode.go allowedAliasRatio (sigs.k8s.io/yaml's copy is the same).
+    """
+    if decode_count <= _ALIAS_RATIO_RANGE_LOW:
+        return 0.99
+    if decode_count >= _ALIAS_RATIO_RANGE_HIGH:
+        return 0.10
+    span = float(_ALIAS_RATIO_RANGE_HIGH - _ALIAS_RATIO_RANGE_LOW)
+    return 0.99 - 0.89 * (float(decode_count - _ALIAS_RATIO_RANGE_LOW) / span)
+
+
+def check_document(root: Any) -> None:
+    """Refuse a composed document that would blow up when its aliases are expanded.
+
+    PyYAML shares one node (and one constructed object) between an anchor and its aliases, so
+    loading an alias bomb is cheap; walking the loaded object (rendering, validating, dumping)
+    is not. The decode operations go-yaml v2 would perform are counted in document order; an
+    alias adds the expanded size of its target at once (computed once per node), which is
+    where go-yaml's running check would first fail, since both the aliased share and the
+    decode count only grow while an alias is expanded. Raises ``yaml.composer.ComposerError``
+    (a ``yaml.YAMLError``), so every reader reports it as the invalid YAML it is for kubectl.
+    The walk recurses at most ``MAX_DEPTH`` levels.
+    Mirrors: gopkg.in/yaml.v2 decode.go (decoder.unmarshal decode and alias counting,
+    decoder.alias "value contains itself", decoder.merge).
+    """
+    _DocumentCheck().document(root)
+
+
+class _DocumentCheck:
+    """One document's walk: go-yaml's decode and alias counters, and per-node results."""
+
+    def __init__(self) -> None:
+        self.decodes = 1  # the document node
+        self.aliased = 0
+        # id(node) -> (decode operations for the node with its aliases expanded, nesting levels)
+        self.done: dict[int, tuple[int, int]] = {}
+        self.open: set[int] = set()
+
+    def document(self, root: Any) -> None:
+        self.define(root, 1, merge=False)
+
+    def fail(self, problem: str, node: Any) -> None:
+        raise yaml.composer.ComposerError(None, None, problem, node.start_mark)
+
+    def count(self, node: Any) -> None:
+        self.decodes += 1
+        if self.aliased > 100 and self.decodes > 1000 and self.aliased / self.decodes > allowed_alias_ratio(self.decodes):
+            self.fail("document contains excessive aliasing", node)
+
+    def child(self, node: Any, level: int, merge: bool) -> tuple[int, int]:
+        """Decode operations and nesting levels a child adds, defining it or expanding an alias."""
+        key = id(node)
+        if key in self.open:
+            self.fail("anchor value contains itself", node)
+        seen = self.done.get(key)
+        if seen is None:
+            return self.define(node, level, merge)
+        size, depth = seen
+        # An alias: the alias node itself, then its target in full (go-yaml's running check
+        # would first fail at the end of the expansion: both counters only grow inside it).
+        self.count(node)
+        self.decodes += size - 1
+        self.aliased += size
+        self.count(node)
+        if level - 1 + depth > MAX_DEPTH:
+            self.fail(f"document nesting is too deep (more than {MAX_DEPTH} levels)", node)
+        return size + 1, depth
+
+    def define(self, node: Any, level: int, merge: bool) -> tuple[int, int]:
+        """Walk a node at its first occurrence; ``level`` is its nesting level if a collection."""
+        is_map = isinstance(node, yaml.MappingNode)
+        if not is_map and not isinstance(node, yaml.SequenceNode):
+            self.count(node)
+            self.done[id(node)] = (1, 0)
+            return 1, 0
+        if level > MAX_DEPTH:
+            self.fail(f"document nesting is too deep (more than {MAX_DEPTH} levels)", node)
+        # go-yaml decodes the sequence of a merge key item by item, not the sequence itself.
+        own = 0 if merge and not is_map else 1
+        if own:
+            self.count(node)
+        key = id(node)
+        self.open.add(key)
+        size, deepest = own, 0
+        if is_map:
+            for key_node, value_node in node.value:
+                if isinstance(key_node, yaml.ScalarNode) and key_node.tag == _MERGE:
+                    child_size, child_depth = self.child(value_node, level + 1, merge=True)
+                    size += child_size
+                    deepest = max(deepest, child_depth)
+                    continue
+                child_size, child_depth = self.child(key_node, level + 1, merge=False)
+                size += child_size
+                deepest = max(deepest, child_depth)
+                child_size, child_depth = self.child(value_node, level + 1, merge=False)
+                size += child_size
+                deepest = max(deepest, child_depth)
+        else:
+            for item in node.value:
+                child_size, child_depth = self.child(item, level + 1, merge=False)
+                size += child_size
+                deepest = max(deepest, child_depth)
+        self.open.discard(key)
+        # Stored with the node's own decode even for a merge sequence: an alias of it counts it.
+        self.done[key] = (size + 1 - own, deepest + 1)
+        return size, deepest + 1
+
+
+@dataclass(frozen=True)
+class Document:
+    """One object read from a file, with its position for error messages."""
+
+    obj: Any
+    file: str
+    index: int
+
+
+def load_documents(text: str, file: str) -> tuple[list[Document], list[Result]]:
+    """Every non-empty document of a YAML stream (or a JSON stream); a broken stream is one error.
+
+    Documents are indexed from 0 in stream order (empty documents count, as kubectl's do not
+    matter for identity but keep indexes aligned with what editors show). Text that is not YAML
+    but starts like JSON is read as a stream of JSON values, as kubectl's YAML-or-JSON decoder
+    reads it: our own ``-o json`` output (one object per line) and JSON that YAML cannot hold
+    (surrogate-pair escapes, tabs) come back as they were written.
+    """
+    docs: list[Document] = []
+    index = 0  # the document being read, also when reading it fails
+    try:
+        for obj in yaml.load_all(text, Loader=Loader):
+            if obj is not None:
+                for item in _flatten_lists(obj):
+                    docs.append(Document(item, file, index))
+            index += 1
+    except yaml.YAMLError as err:
+        if text.lstrip()[:1] in ("{", "["):
+            return load_json_stream(text, file)
+        return docs, [Result(_yaml_message(err), file=file, index=index)]
+    except RecursionError:
+        return docs, [Result("document nesting is too deep", file=file, index=index)]
+    return docs, []
+
+
+class _JSONValueError(ValueError):
+    """A JSON value the Kubernetes decoders refuse (duplicate key, NaN)."""
+
+
+def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    mapping: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in mapping:
+            raise _JSONValueError(f'mapping key "{key}" already defined')
+        mapping[key] = value
+    return mapping
+
+
+def _json_constant(name: str) -> Any:
+    raise _JSONValueError(f"{name} cannot be represented in JSON (json: unsupported value)")
+
+
+def _json_int(text: str) -> int | float:
+    """An integer as Go decodes it for Kubernetes: int64 (or uint64), else a float64."""
+    value = int(text)
+    return value if _INT64[0] <= value <= _UINT64_MAX else float(text)
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_JSON_DECODER = json.JSONDecoder(object_pairs_hook=_json_object, parse_constant=_json_constant, parse_int=_json_int)
+
+
+def _json_text(value: str) -> str:
+    """Go's JSON decoder turns an unpaired surrogate escape into U+FFFD."""
+    return _LONE_SURROGATE.sub("\ufffd", value) if _LONE_SURROGATE.search(value) else value
+
+
+def _clean_json(value: Any, depth: int = 1) -> Any:
+    """Unpaired surrogates replaced; nesting limited as for YAML (``MAX_DEPTH``)."""
+    if isinstance(value, str):
+        return _json_text(value)
+    if isinstance(value, (dict, list)) and depth > MAX_DEPTH:
+        raise _JSONValueError(f"document nesting is too deep (more than {MAX_DEPTH} levels)")
+    if isinstance(value, dict):
+        return {_json_text(k): _clean_json(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean_json(v, depth + 1) for v in value]
+    return value
+
+
+def load_json_stream(text: str, file: str) -> tuple[list[Document], list[Result]]:
+    """Every value of a stream of JSON values (objects one after another, as kubectl reads them).
+
+    Mirrors: k8s.io/apimachinery/pkg/util/yaml YAMLOrJSONDecoder (a JSON stream),
+    encoding/json (an unpaired surrogate escape becomes U+FFFD).
+    """
+    docs: list[Document] = []
+    position, index = 0, 0
+    while True:
+        while position < len(text) and text[position] in " \t\r\n":
+            position += 1
+        if position >= len(text):
+            return docs, []
+        try:
+            value, position = _JSON_DECODER.raw_decode(text, position)
+            value = _clean_json(value)
+        except json.JSONDecodeError as err:
+            return docs, [Result(f"invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}", file=file, index=index)]
+        except _JSONValueError as err:
+            return docs, [Result(f"invalid JSON: {err}", file=file, index=index)]
+        except RecursionError:
+            return docs, [Result(f"document nesting is too deep (more than {MAX_DEPTH} levels)", file=file, index=index)]
+        if value is not None:
+            docs.extend(Document(item, file, index) for item in _flatten_lists(value))
+        index += 1
+
+
+def _flatten_lists(obj: Any) -> Iterator[Any]:
+    """``kind: List`` (and ``*List``) objects stand for their items, as kubectl reads them.
+
+    Nested lists are expanded breadth first, as kubectl does: the items of a list inside a
+    list come after the plain items around it. kubectl treats any object with an ``items``
+    array as a list; only kinds ending in ``List`` are here, so a stray ``items`` field never
+    makes an object disappear.
+    Mirrors: k8s.io/cli-runtime pkg/resource/visitor.go FlattenListVisitor.Visit.
+    """
+    if not _is_list(obj):
+        yield obj
+        return
+    pending = [obj]
+    position = 0
+    while position < len(pending):
+        current = pending[position]
+        position += 1
+        if _is_list(current):
+            pending.extend(current["items"])
+        else:
+            yield current
+
+
+def _is_list(obj: Any) -> bool:
+    return (
+        isinstance(obj, dict)
+        and isinstance(obj.get("kind"), str)
+        and obj["kind"].endswith("List")
+        and isinstance(obj.get("items"), list)
+    )
+
+
+def _yaml_message(err: yaml.YAMLError) -> str:
+    mark = getattr(err, "problem_mark", None)
+    problem = getattr(err, "problem", None) or str(err)
+    context = getattr(err, "context", None)
+    text = f"{context}: {problem}" if context else str(problem)
+    text = text.replace("\n", " ")
+    if mark is not None:
+        return f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {text}"
+    return f"invalid YAML: {text}"
+
+
+class Dumper(_BaseDumper):  # type: ignore[misc,valid-type]
+    """Block style, no aliases, literal blocks for multi-line strings.
+
+    Strings that go-yaml v2 would read as another type (``n``, ``1e3``, ``0o17``) are quoted,
+    and so are those PyYAML's YAML 1.1 rules would (a string stays a string for either reader).
+    """
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is yaml.ScalarNode and implicit[0]:
+            tag = go_resolve(value)[0]
+            if tag != _STR:
+                return tag
+        return super().resolve(kind, value, implicit)
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def _represent_str(dumper: Any, data: str) -> Any:
+    if "\n" in data:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data)
+
+
+Dumper.add_representer(str, _represent_str)
+
+
+def dump_documents(objects: list[Any]) -> str:
+    """A deterministic multi-document YAML stream (empty string for no objects).
+
+    ``plugin.yamlio.fast`` writes it: the bytes of ``dump_documents_reference``, several times faster.
+    """
+    from plugin.yamlio.fast import dump_documents as fast_dump_documents
+
+    return fast_dump_documents(objects)
+
+
+def dump_documents_reference(objects: list[Any]) -> str:
+    """The same stream written by PyYAML with ``Dumper`` (the fast emitter's reference and fallback)."""
+    if not objects:
+        return ""
+    return yaml.dump_all(
+        objects,
+        Dumper=Dumper,
+        default_flow_style=False,
+        sort_keys=True,
+        allow_unicode=True,
+        width=2**31 - 1,
+        explicit_start=True,
+    )
+
+
+def dump_json(objects: list[Any]) -> str:
+    """A JSON stream, one object per line (Argo CD and KRM readers accept it)."""
+    return "".join(json_line(obj) for obj in objects)
+
+
+def json_line(obj: Any) -> str:
+    """One object of a JSON stream: compact, sorted keys, one line."""
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"

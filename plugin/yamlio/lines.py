@@ -1,0 +1,238 @@
+"""Line numbers for results: the error path's line-aware view of a YAML file.
+
+Rendering reads YAML with the fast loader and keeps only a document index per object. When a
+front end has something to report and wants an editor-friendly ``file:line`` location, it
+composes the same text again into nodes, which carry start marks, and walks a result's field
+path down to the deepest node that exists. Nothing here runs when there is nothing to report.
+
+Field paths are the renderer's JSON-path strings: ``spec.podTemplate.spec.containers[0].image``,
+``metadata.annotations[nvidia.com/dcd-spec]`` (a bracketed map key) and
+``spec.podTemplate.spec.containers[main].args`` (a bracketed list element, matched by ``name``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import yaml
+
+from plugin.yamlio.codec import Loader
+from renderer.results import ResourceRef, Result
+
+
+class LineIndex:
+    """The composed documents of one file, for turning results into ``file:line`` lines."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self.documents: list[Any] = []
+        self._error_line: int | None = None
+        # composing finds syntax errors; duplicate keys show only when constructing, later
+        self._needs_load = False
+        try:
+            for node in yaml.compose_all(text, Loader=Loader):
+                self.documents.append(node)
+            self._needs_load = True
+        except yaml.YAMLError as err:
+            mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+            self._error_line = int(mark.line) + 1 if mark is not None else None
+        except RecursionError:
+            pass
+
+    @property
+    def error_line(self) -> int | None:
+        """Where the stream stops being readable: a syntax error, or a duplicate key."""
+        if self._needs_load:
+            self._error_line = _constructor_error_line(self._text)
+            self._needs_load = False
+        return self._error_line
+
+    def line(self, result: Result) -> int | None:
+        """The 1-based line a result is about, or None when it names no place in this file.
+
+        A result with a document index maps to that document (to the list item it names when
+        the document is a ``kind: List``); one without an index but with a resource maps to the
+        first document holding that resource. Then the field path is followed as far as it goes.
+        """
+        if result.resource is None and not result.field:
+            # a problem with the file itself: where the YAML breaks, if it does
+            return self.error_line
+        node = self._object_node(result)
+        if node is None:
+            return None
+        found = resolve(node, result.field)
+        return int(found.start_mark.line) + 1
+
+    def _object_node(self, result: Result) -> Any:
+        if result.index is not None:
+            if not 0 <= result.index < len(self.documents):
+                return None
+            document = self.documents[result.index]
+            if document is None or _is_null(document):
+                return None
+            if result.resource is not None:
+                item = _list_item(document, result.resource)
+                if item is not None:
+                    return item
+            return document
+        if result.resource is None:
+            return None
+        for document in self.documents:
+            if _is_null(document):
+                continue
+            for candidate in _objects(document):
+                if _matches(candidate, result.resource):
+                    return candidate
+        return None
+
+
+def _constructor_error_line(text: str) -> int | None:
+    """Errors only construction finds (duplicate keys, unhashable keys) need a full load."""
+    try:
+        for _ in yaml.load_all(text, Loader=Loader):
+            pass
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        return int(mark.line) + 1 if mark is not None else None
+    except RecursionError:
+        return None
+    return None
+
+
+def _is_null(node: Any) -> bool:
+    return isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null")
+
+
+def _get(node: Any, key: str) -> tuple[Any, Any] | None:
+    """``(key_node, value_node)`` of a mapping entry, or None."""
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    for key_node, value_node in node.value:
+        if isinstance(key_node, yaml.ScalarNode) and key_node.value == key:
+            return key_node, value_node
+    return None
+
+
+def _scalar(node: Any, key: str) -> str:
+    entry = _get(node, key)
+    if entry is None or not isinstance(entry[1], yaml.ScalarNode):
+        return ""
+    return str(entry[1].value)
+
+
+def _matches(node: Any, resource: ResourceRef) -> bool:
+    if _scalar(node, "kind") != resource.kind:
+        return False
+    metadata = _get(node, "metadata")
+    name = _scalar(metadata[1], "name") if metadata is not None else ""
+    return name == resource.name
+
+
+def _objects(document: Any) -> list[Any]:
+    """A document's objects: itself, or the items of a ``kind: List`` (recursively)."""
+    kind = _scalar(document, "kind")
+    items = _get(document, "items")
+    if kind.endswith("List") and items is not None and isinstance(items[1], yaml.SequenceNode):
+        out: list[Any] = []
+        for item in items[1].value:
+            out.extend(_objects(item))
+        return out
+    return [document]
+
+
+def _list_item(document: Any, resource: ResourceRef) -> Any:
+    objects = _objects(document)
+    if len(objects) == 1 and objects[0] is document:
+        return None
+    for candidate in objects:
+        if _matches(candidate, resource):
+            return candidate
+    return None
+
+
+def resolve(node: Any, path: str) -> Any:
+    """The deepest node along ``path`` that exists in the document.
+
+    A mapping key resolves to the key's own node (its line is where the field is written);
+    a list element to the element. Map keys may contain dots, so the longest key that
+    matches the rest of the path wins.
+    """
+    rest = path
+    current = found = node
+    while rest:
+        if rest.startswith("."):
+            rest = rest[1:]
+            continue
+        if rest.startswith("["):
+            close = rest.find("]")
+            if close < 0:
+                break
+            token, rest = rest[1:close], rest[close + 1 :]
+            step = _bracket_step(current, token)
+        else:
+            step, rest = _key_step(current, rest)
+        if step is None:
+            break
+        found, current = step
+    return found
+
+
+def _key_step(current: Any, rest: str) -> tuple[tuple[Any, Any] | None, str]:
+    """Follow the longest mapping key that the rest of the path starts with."""
+    if not isinstance(current, yaml.MappingNode):
+        return None, rest
+    best: tuple[Any, Any] | None = None
+    best_len = -1
+    for key_node, value_node in current.value:
+        if not isinstance(key_node, yaml.ScalarNode):
+            continue
+        key = str(key_node.value)
+        follows = rest == key or (rest.startswith(key) and rest[len(key)] in ".[")
+        if follows and len(key) > best_len:
+            best, best_len = (key_node, value_node), len(key)
+    if best is None:
+        return None, rest
+    return best, rest[best_len:]
+
+
+def _bracket_step(current: Any, token: str) -> tuple[Any, Any] | None:
+    """``[0]`` indexes a list, ``[main]`` picks the element named main, ``[a.b/c]`` a map key."""
+    if isinstance(current, yaml.SequenceNode):
+        if token.isdigit():
+            index = int(token)
+            if index < len(current.value):
+                element = current.value[index]
+                return element, element
+            return None
+        for element in current.value:
+            if _scalar(element, "name") == token:
+                return element, element
+        return None
+    return _get(current, token)
+
+
+def with_line(result: Result, index: LineIndex | None) -> str:
+    """``file:line: [severity] Kind/name field: message`` (``file:`` alone when no line is known)."""
+    line = index.line(result) if index is not None else None
+    body = replace(result, file="", index=None).line()
+    if not result.file:
+        return body
+    if line is None:
+        return f"{result.file}: {body}"
+    return f"{result.file}:{line}: {body}"
+
+
+def format_results(results: Sequence[Result], texts: dict[str, str]) -> list[str]:
+    """One line per result; each file named by a result is composed at most once."""
+    indexes: dict[str, LineIndex] = {}
+    lines: list[str] = []
+    for result in results:
+        index: LineIndex | None = None
+        if result.file in texts:
+            index = indexes.get(result.file)
+            if index is None:
+                index = indexes[result.file] = LineIndex(texts[result.file])
+        lines.append(with_line(result, index))
+    return lines

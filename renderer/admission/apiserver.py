@@ -1,0 +1,138 @@
+"""The API server's refusals, checked on every object a DCD or DGD renders to.
+
+The operator derives names, labels and selectors from the source's name, namespace and
+component names, and copies the user's pod template into its workloads. Nothing upstream
+checks the result before the API server does: a 64-character DCD name gives label values one
+character too long, a DCD named ``1abc`` gives a Service name that is not a DNS-1035 label, and
+the operator's create call fails at reconcile time. Offline, that failure is a render error on
+the rendered object and field, so the output never holds an object the API server refuses for
+these rules.
+
+Checked: object names (DNS-1035 label for a Service, DNS-1123 subdomain for the other kinds we
+render, except RBAC names, which only need to be path segments), namespaces, labels and
+annotations in every ``metadata`` of the object and its pod templates, selectors, and the pod
+template rules of renderer.admission.podrules plus volume mounts that name no volume.
+
+Mirrors: k8s.io/apimachinery/pkg/api/validation objectmeta.go ValidateObjectMeta (NameIsDNSSubdomain,
+NameIsDNS1035Label for Services), pkg/api/validation/path ValidatePathSegmentName (RBAC),
+k8s.io/kubernetes pkg/apis/core/validation ValidatePodTemplateSpec, validateVolumeMounts,
+ValidateService (selector).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from renderer.admission import objectmeta, podrules
+from renderer.results import ResourceRef, Result
+
+_DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
+_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_RBAC_KINDS = frozenset({"Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"})
+# kind -> paths of the pod templates it embeds
+POD_TEMPLATE_PATHS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "Deployment": (("spec", "template"),),
+    "LeaderWorkerSet": (("spec", "leaderWorkerTemplate", "leaderTemplate"), ("spec", "leaderWorkerTemplate", "workerTemplate")),
+}
+
+
+def name_problem(kind: str, name: str) -> str | None:
+    """Why the API server refuses ``name`` for an object of ``kind``, or None."""
+    if kind == "Service":
+        if len(name) > objectmeta.DNS1123_LABEL_MAX or not _DNS1035_LABEL.fullmatch(name):
+            return 'must be a DNS-1035 label (at most 63 lowercase alphanumerics or "-", starting with a letter)'
+        return None
+    if kind in _RBAC_KINDS:
+        if name in (".", "..") or "/" in name or "%" in name:
+            return 'must not be "." or ".." and must not contain "/" or "%"'
+        return None
+    if len(name) > objectmeta.DNS1123_SUBDOMAIN_MAX or not _DNS1123_SUBDOMAIN.fullmatch(name):
+        return 'must be a lowercase RFC 1123 subdomain (at most 253 lowercase alphanumerics, "-" or ".")'
+    return None
+
+
+def refused(obj: dict[str, Any]) -> list[Result]:
+    """Every problem the API server would refuse ``obj`` for, as errors on the object's fields."""
+    kind = str(obj.get("kind", ""))
+    ref = ResourceRef.of(obj)
+    results: list[Result] = []
+    raw_metadata = obj.get("metadata")
+    metadata: dict[str, Any] = raw_metadata if isinstance(raw_metadata, dict) else {}
+    name = metadata.get("name")
+    if isinstance(name, str):
+        problem = name_problem(kind, name)
+        if problem:
+            results.append(Result(f"invalid {kind} name {objectmeta.show(name)}: {problem}", field="metadata.name"))
+    namespace = metadata.get("namespace")
+    if isinstance(namespace, str) and namespace:
+        results += objectmeta.validate_namespace(namespace)
+    for meta, path in _metadata(obj, ""):
+        if isinstance(meta.get("labels"), dict):
+            results += objectmeta.validate_labels(meta["labels"], f"{path}labels")
+        if isinstance(meta.get("annotations"), dict):
+            results += objectmeta.validate_annotations(meta["annotations"], f"{path}annotations")
+    spec = obj.get("spec")
+    if kind == "Service" and isinstance(spec, dict) and isinstance(spec.get("selector"), dict):
+        results += objectmeta.validate_labels(spec["selector"], "spec.selector")
+    templates = POD_TEMPLATE_PATHS.get(kind, ())
+    for template_path in templates:
+        template = _get(obj, template_path)
+        if isinstance(template, dict):
+            prefix = ".".join(template_path)
+            # labels and annotations of the template are checked above with every metadata
+            results += podrules.validate({"spec": template.get("spec")}, prefix)
+            results += _mount_references(template.get("spec"), f"{prefix}.spec")
+    if not templates:
+        for selector, where in podrules.match_labels(spec, "spec"):
+            results += objectmeta.validate_labels(selector, where)
+    elif isinstance(spec, dict) and isinstance(spec.get("selector"), dict):
+        for selector, where in podrules.match_labels(spec["selector"], "spec.selector"):
+            results += objectmeta.validate_labels(selector, where)
+    return [r.with_resource(ref) for r in results]
+
+
+def _metadata(node: Any, path: str) -> Iterator[tuple[dict[str, Any], str]]:
+    """Every ``metadata`` object: the object's own and those of the templates it embeds."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "metadata" and isinstance(value, dict):
+                yield value, f"{path}metadata."
+            elif isinstance(value, dict) and key in ("spec", "template", "leaderWorkerTemplate", "leaderTemplate", "workerTemplate"):
+                yield from _metadata(value, f"{path}{key}.")
+
+
+def _mount_references(spec: Any, prefix: str) -> list[Result]:
+    """A container's volume mounts must each name a volume of the pod (validateVolumeMounts)."""
+    if not isinstance(spec, dict):
+        return []
+    volumes = {v.get("name") for v in spec.get("volumes") or [] if isinstance(v, dict)}
+    results: list[Result] = []
+    for field in podrules.CONTAINER_LISTS:
+        for index, container in enumerate(spec.get(field) or []):
+            if not isinstance(container, dict):
+                continue
+            for position, mount in enumerate(container.get("volumeMounts") or []):
+                name = mount.get("name") if isinstance(mount, dict) else None
+                if isinstance(name, str) and name not in volumes:
+                    results.append(
+                        Result(
+                            f"volume {objectmeta.show(name)} not found in the pod's volumes",
+                            field=f"{prefix}.{field}[{index}].volumeMounts[{position}].name",
+                        )
+                    )
+    return results
+
+
+def _get(node: Any, path: tuple[str, ...]) -> Any:
+    for key in path:
+        if not isinstance(node, dict):
+            return None
+        node = node.get(key)
+    return node
+
+
+def refusals(objects: list[dict[str, Any]]) -> list[Result]:
+    """``refused`` for every object of one render."""
+    return [result for obj in objects for result in refused(obj)]

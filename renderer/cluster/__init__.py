@@ -1,0 +1,1 @@
+"""Cluster facts the operator reads while rendering, as an explicit input."""

@@ -1,0 +1,1 @@
+"""DynamoGraphDeployment expansion: DGD admission, pathway, DCD generation, the worker hash."""

@@ -1,0 +1,1 @@
+"""Rendered objects: workloads, Services, ingress, companions, EPP, reference integrity."""

@@ -1,0 +1,1 @@
+"""Pod shaping: base pod spec, component defaults, backends, merge, labels, names, checkpoints."""

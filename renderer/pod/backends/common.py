@@ -1,0 +1,98 @@
+"""What every backend receives, and the LWS multinode deployer.
+
+Mirrors: internal/dynamo/graph.go Backend and MultinodeDeployer interfaces, internal/dynamo/lws.go.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:  # renderer.admission.api imports this package's flag helpers at run time
+    from renderer.admission.api import DynamoComponentDeploymentSpec
+
+
+class Deployer(Protocol):
+    """How the pods of one multinode group find each other.
+
+    Mirrors: internal/dynamo/graph.go MultinodeDeployer.
+    """
+
+    def leader_hostname(self, service_name: str) -> str: ...
+
+    def node_rank(self) -> tuple[str, bool]: ...
+
+    def needs_dns_wait(self) -> bool: ...
+
+    def host_names(self, service_name: str, number_of_nodes: int) -> list[str]: ...
+
+
+class LWSDeployer:
+    """Host names and node rank under a LeaderWorkerSet.
+
+    Why the odd host syntax: LWS injects LWS_LEADER_ADDRESS and LWS_WORKER_INDEX into every pod,
+    and kubelet expands ``$(VAR)`` in command and args, so the leader address and the rank
+    need no shell. LWS has no variable for the other pods' addresses: worker i's address is
+    the leader's with ``-i`` spliced in before its first dot, which only a shell can
+    compute, so those host names are ``$(echo ... | sed ...)`` command substitutions and
+    are only valid inside a shell (the TRT-LLM mpirun launch is the one consumer).
+    Mirrors: internal/dynamo/lws.go LWSMultinodeDeployer.
+    """
+
+    def leader_hostname(self, service_name: str) -> str:
+        return "$(LWS_LEADER_ADDRESS)"
+
+    def node_rank(self) -> tuple[str, bool]:
+        return "$(LWS_WORKER_INDEX)", False
+
+    def needs_dns_wait(self) -> bool:
+        return True
+
+    def host_names(self, service_name: str, number_of_nodes: int) -> list[str]:
+        hosts = [self.leader_hostname(service_name)]
+        for i in range(1, number_of_nodes):
+            hosts.append(f"$(echo \"$LWS_LEADER_ADDRESS\" | sed 's/\\./-{i}\\./')")
+        return hosts
+
+
+LWS = LWSDeployer()
+
+
+@dataclass(frozen=True)
+class BackendContext:
+    """The arguments the operator passes to UpdateContainer / UpdatePodSpec.
+
+    ``gpu_count`` is lazy: it is only called when a backend needs the count, exactly as the
+    operator resolves it at most once and only on demand. ``deployer`` is the
+    LeaderWorkerSet deployer on the DCD path, for every role (the operator passes "lws"
+    even when it renders a Deployment pod).
+    """
+
+    number_of_nodes: int
+    role: str
+    spec: DynamoComponentDeploymentSpec
+    annotations: dict[str, str]
+    service_name: str
+    parent_name: str
+    mpi_ssh_secret_name: str
+    compilation_cache_mount_path: str
+    gpu_count: Callable[[], int]
+    deployer: Deployer = LWS
+
+
+class Backend(Protocol):
+    """One backend's container and pod-spec shaping; both return new dicts."""
+
+    def update_container(self, container: dict[str, Any], ctx: BackendContext) -> dict[str, Any]: ...
+
+    def update_pod_spec(self, pod_spec: dict[str, Any], ctx: BackendContext) -> dict[str, Any]: ...
+
+
+def drop_probes(container: dict[str, Any], *names: str) -> None:
+    """Remove probes from a container this backend copied (multinode workers)."""
+    for name in names:
+        container.pop(name, None)
+
+
+ALL_PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
