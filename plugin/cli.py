@@ -107,6 +107,47 @@ def _delegate(module: str, args: tuple[str, ...]) -> None:
     sys.exit(_guarded(lambda: entry(list(args))))
 
 
+@cli.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--base", metavar="REV", help="Compare PATHS in the work tree against git revision REV (then every argument is NEW).")
+@click.option("-o", "--output", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
+@click.option("--exit-code", is_flag=True, help="Exit 1 when anything changed, as git diff --exit-code does.")
+@click.option("--operator-config", type=click.Path(dir_okay=False), help="OperatorConfiguration file (both sides).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="DynamoRenderConfig file (both sides).")
+@click.option("-n", "--namespace", help="Namespace for objects that have none (default: default).")
+@click.option("--lws/--no-lws", default=None, help="Force the LeaderWorkerSet gate (default: auto, on).")
+@click.option("--cluster-state", type=click.Path(exists=True), help="Cluster facts as Kubernetes objects (both sides).")
+def diff(paths: tuple[str, ...], base: str | None, output: str, exit_code: bool, operator_config: str | None,
+         config_path: str | None, namespace: str | None, lws: bool | None, cluster_state: str | None) -> None:
+    """What a change does to running workloads and GPUs: diff OLD NEW, or diff --base REV PATH...
+
+    Both sides are rendered with the same settings; workloads are reported as replaced (worker
+    hash rename), rolled (pods restart), scaled, added, removed or changed, with GPU and pod totals.
+    """
+    if base is None and len(paths) != 2:
+        raise click.UsageError("give OLD and NEW, or --base REV and one or more PATHs")
+    from plugin.frontends.diff import run
+
+    old, new = ((), paths) if base is not None else ((paths[0],), (paths[1],))
+    code = _guarded(
+        lambda: run(
+            old=old,
+            new=new,
+            base=base,
+            output=output,
+            exit_code=exit_code,
+            stdout=sys.stdout,
+            stderr=sys.stderr,
+            operator_config=operator_config,
+            config=config_path,
+            namespace=namespace,
+            lws=lws,
+            cluster_state=cluster_state,
+        )
+    )
+    sys.exit(code)
+
+
 @cli.command(context_settings=_PASSTHROUGH, add_help_option=False)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def krm(args: tuple[str, ...]) -> None:

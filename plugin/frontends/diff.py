@@ -1,0 +1,271 @@
+"""The ``diff`` command: what a change to Dynamo manifests does to running workloads and GPUs.
+
+``dynamo-render diff OLD NEW`` renders both paths with the same settings and compares the
+rendered objects (``plugin.impact``); ``dynamo-render diff --base REV PATH`` takes OLD from
+git revision ``REV`` of ``PATH``. The report says which workloads are replaced (the worker
+hash renamed them), which roll (pod template changed), which only scale, what else changed,
+and the GPU and pod totals before and after.
+
+Exit codes: 0 (no change, or any change without ``--exit-code``), 1 when a side fails to render
+or git cannot give the base revision, or, with ``--exit-code``, when anything changed (as
+``git diff --exit-code``); 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tarfile
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, TextIO
+
+from plugin.files import load_sources, read_sources
+from plugin.impact import WORKLOAD_KINDS, ADDED, CHANGED, REMOVED, REPLACED, ROLLED, SCALED, Change, Impact, compare
+from plugin.settings import Settings, resolve_settings
+from renderer.render import Item, render_items
+from renderer.results import Result, Severity
+
+FORMATS = ("text", "json", "markdown")
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of the comparison: the paths to render and how to name its files in messages."""
+
+    label: str
+    paths: tuple[str, ...]
+    # (prefix to replace, replacement) for file names in problem lines (a temporary checkout).
+    rename: tuple[str, str] | None = None
+
+
+def run(
+    old: Sequence[str],
+    new: Sequence[str],
+    base: str | None,
+    output: str,
+    exit_code: bool,
+    stdout: TextIO,
+    stderr: TextIO,
+    operator_config: str | None = None,
+    config: str | None = None,
+    namespace: str | None = None,
+    lws: bool | None = None,
+    cluster_state: str | None = None,
+) -> int:
+    """Render both sides, compare them, print the report; returns the exit code."""
+    overrides: dict[str, object] = {}
+    if lws is not None:
+        overrides["gates"] = {"lws": lws}
+    settings, problems = resolve_settings(
+        operator_config_path=operator_config,
+        config_path=config,
+        namespace=namespace,
+        overrides=overrides,
+        cluster_state_path=cluster_state,
+    )
+    if settings is None or any(r.is_error for r in problems):
+        _report(problems, stderr)
+        return 1
+    with tempfile.TemporaryDirectory(prefix="dynamo-render-diff-") as scratch:
+        if base is not None:
+            old_side, problems = checkout(base, new, scratch)
+            if old_side is None:
+                _report(problems, stderr)
+                return 1
+        else:
+            old_side = Side("old", tuple(old))
+        before, problems_before = render_side(old_side, settings)
+        after, problems_after = render_side(Side("new", tuple(new)), settings)
+    problems = problems_before + problems_after
+    _report(problems, stderr)
+    if before is None or after is None:
+        return 1
+    impact = compare(before, after, default_namespace=settings.namespace)
+    if output == "json":
+        stdout.write(json.dumps(impact.as_json(), indent=2, sort_keys=True) + "\n")
+    elif output == "markdown":
+        stdout.write(format_markdown(impact))
+    else:
+        stdout.write(format_text(impact))
+    stdout.flush()
+    return 1 if exit_code and impact.changed else 0
+
+
+def render_side(side: Side, settings: Settings) -> tuple[list[dict[str, Any]] | None, list[Result]]:
+    """Every object the render command would print for ``side`` (None when any error)."""
+    results: list[Result] = []
+    sources, problems = read_sources(side.paths)
+    results.extend(problems)
+    documents, problems = load_sources(sources)
+    results.extend(problems)
+    if not any(r.is_error for r in results):
+        rendered = render_items(
+            (Item(doc.obj, doc.file, doc.index) for doc in documents),
+            settings.config,
+            settings.namespace,
+            keep_sources=settings.settings.keep_sources,
+            cluster_layers=list(settings.cluster_layers),
+        )
+        results.extend(rendered.results)
+    results = [_relabel(r, side) for r in results]
+    if any(r.is_error for r in results):
+        return None, results
+    return rendered.objects, results
+
+
+def checkout(rev: str, paths: Sequence[str], scratch: str) -> tuple[Side | None, list[Result]]:
+    """``paths`` as they are at git revision ``rev``, extracted under ``scratch``.
+
+    The paths are taken relative to the top of the git work tree that holds them; a path that
+    does not exist at ``rev`` is an empty side (everything in it is ``added``).
+    """
+    if not paths or any(p == "-" for p in paths):
+        return None, [Result("--base needs PATH arguments inside a git work tree (not stdin)")]
+    first = os.path.abspath(paths[0])
+    cwd = first if os.path.isdir(first) else os.path.dirname(first)
+    top, error = _git(["rev-parse", "--show-toplevel"], cwd)
+    if top is None:
+        return None, [Result(f"--base {rev}: not in a git work tree: {error}", file=paths[0])]
+    top = top.decode().strip()
+    commit, error = _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top)
+    if commit is None:
+        return None, [Result(f"--base {rev}: unknown revision {error}".rstrip())]
+    relative: list[str] = []
+    for path in paths:
+        rel = os.path.relpath(os.path.abspath(path), top)
+        if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+            return None, [Result(f"--base {rev}: path is outside the git work tree {top}", file=path)]
+        relative.append(rel)
+    present: list[str] = []
+    for rel in relative:
+        listed, _ = _git(["ls-tree", "--name-only", commit.decode().strip(), "--", rel], top)
+        if listed:
+            present.append(rel)
+    root = os.path.join(scratch, "base")
+    os.makedirs(root)
+    if present:
+        archive = os.path.join(scratch, "base.tar")
+        _, error = _git(["archive", "--format=tar", f"--output={archive}", commit.decode().strip(), "--", *present], top)
+        if error:
+            return None, [Result(f"--base {rev}: git archive failed: {error}")]
+        with tarfile.open(archive) as tar:
+            tar.extractall(root, filter="data")
+    side_paths = tuple(os.path.join(root, rel) for rel in present)
+    # A path absent at the base revision renders to nothing (an empty file stands in for it).
+    if not side_paths:
+        empty = os.path.join(root, "empty.yaml")
+        open(empty, "w").close()
+        side_paths = (empty,)
+    return Side(rev, side_paths, rename=(root + os.sep, f"{rev}:")), []
+
+
+def _git(args: list[str], cwd: str) -> tuple[bytes | None, str]:
+    try:
+        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
+    except OSError as err:
+        return None, f"cannot run git: {err.strerror or err}"
+    if proc.returncode != 0:
+        return None, proc.stderr.decode(errors="replace").strip().splitlines()[-1:][0] if proc.stderr.strip() else ""
+    return proc.stdout, ""
+
+
+def _relabel(result: Result, side: Side) -> Result:
+    """Name a base-revision file as ``REV:path`` in problem lines."""
+    if side.rename is None or not result.file or not result.file.startswith(side.rename[0]):
+        return result
+    return replace(result, file=side.rename[1] + result.file[len(side.rename[0]):])
+
+
+def _report(results: Sequence[Result], stream: TextIO) -> None:
+    for result in results:
+        if result.severity is not Severity.INFO:
+            stream.write(result.line() + "\n")
+
+
+_VERBS = {
+    REPLACED: "replaced",
+    ROLLED: "rolled",
+    SCALED: "scaled",
+    ADDED: "added",
+    REMOVED: "removed",
+    CHANGED: "changed",
+}
+_MEANING = {
+    REPLACED: "new workload name (worker hash): new pods start, the old workload is removed",
+    ROLLED: "pod template changed: pods restart",
+    SCALED: "replica count changed",
+    ADDED: "new object",
+    REMOVED: "object removed",
+    CHANGED: "no pod restart",
+}
+
+
+def _target(change: Change) -> str:
+    where = f"{change.namespace}/" if change.namespace else ""
+    text = f"{change.kind} {where}{change.name}"
+    if change.replaced_by is not None:
+        text += f" -> {change.replaced_by}"
+    return text
+
+
+def _gpu_delta(change: Change) -> str:
+    if change.gpus_before == change.gpus_after:
+        return f"{change.gpus_after} GPUs" if change.gpus_after and change.action in (REPLACED, ROLLED) else ""
+    return f"GPUs {change.gpus_before} -> {change.gpus_after} ({change.gpus_after - change.gpus_before:+d})"
+
+
+def format_text(impact: Impact) -> str:
+    """The human report."""
+    lines: list[str] = []
+    if not impact.changes:
+        lines.append("no changes")
+    for change in impact.changes:
+        detail = _gpu_delta(change)
+        lines.append(f"{_VERBS[change.action]:<9} {_target(change)}" + (f"  ({detail})" if detail else ""))
+    lines.append("")
+    lines.extend(_totals(impact, markdown=False))
+    return "\n".join(lines) + "\n"
+
+
+def format_markdown(impact: Impact) -> str:
+    """The report as Markdown, for a pull-request comment."""
+    lines = ["### dynamo-render diff", ""]
+    if not impact.changes:
+        lines.append("No change to rendered objects.")
+    else:
+        lines += ["| action | object | GPUs | what happens |", "|---|---|---|---|"]
+        for change in impact.changes:
+            gpus = _gpu_delta(change) or "-"
+            lines.append(f"| {change.action} | `{_target(change)}` | {gpus} | {_MEANING[change.action]} |")
+    lines.append("")
+    lines.extend(_totals(impact, markdown=True))
+    return "\n".join(lines) + "\n"
+
+
+def _totals(impact: Impact, markdown: bool) -> list[str]:
+    before, after = impact.before, impact.after
+    bullet = "- " if markdown else ""
+    lines = [
+        f"{bullet}GPUs: {before.gpus} -> {after.gpus} ({after.gpus - before.gpus:+d}); "
+        f"pods: {before.pods} -> {after.pods} ({after.pods - before.pods:+d})"
+    ]
+    namespaces = sorted(set(before.by_namespace) | set(after.by_namespace))
+    if len(namespaces) > 1:
+        for ns in namespaces:
+            gb, pb = before.by_namespace.get(ns, (0, 0))
+            ga, pa = after.by_namespace.get(ns, (0, 0))
+            lines.append(f"{'  - ' if markdown else '  '}namespace {ns}: GPUs {gb} -> {ga}, pods {pb} -> {pa}")
+    if before.dra_pods or after.dra_pods:
+        lines.append(
+            f"{bullet}pods whose GPUs come from DRA claims (not counted above): {before.dra_pods} -> {after.dra_pods}"
+        )
+    replaced = sum(1 for c in impact.changes if c.action == REPLACED and c.kind in WORKLOAD_KINDS)
+    if replaced:
+        lines.append(
+            f"{bullet}{replaced} workload(s) replaced: in Argo CD the old workload is pruned in the same sync "
+            "(after the rest of the sync with PruneLast=true); capacity drops until the new pods are ready"
+        )
+    return lines

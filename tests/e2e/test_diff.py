@@ -1,0 +1,225 @@
+"""``dynamo-render diff``: real renders of two versions of a graph, compared by what they do.
+
+Each case renders a DGD (frontend plus a vLLM decode worker on GPUs) before and after one edit,
+through the installed ``dynamo-render`` command, and checks the classification the issue asks
+for: a worker image change is one ``replaced`` entry (the worker hash renames the workload),
+a replica change is ``scaled`` with its GPU delta, a frontend image change is ``rolled`` with the
+untouched worker absent from the report; ``--base REV`` reads the old side from git.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+DGD = """\
+apiVersion: nvidia.com/v1beta1
+kind: DynamoGraphDeployment
+metadata:
+  name: chat
+  namespace: llm
+spec:
+  components:
+  - name: frontend
+    type: frontend
+    podTemplate:
+      spec:
+        containers:
+        - name: main
+          image: {frontend_image}
+  - name: decode
+    type: decode
+    replicas: {replicas}
+    podTemplate:
+      spec:
+        containers:
+        - name: main
+          image: {worker_image}
+          command: ["python3", "-m", "dynamo.vllm"]
+          args: ["--model", "Qwen/Qwen3-0.6B"]
+          resources:
+            limits:
+              nvidia.com/gpu: "{gpus}"
+"""
+
+BASE = {
+    "frontend_image": "registry.example/runtime:1.5.0",
+    "worker_image": "registry.example/runtime:1.5.0",
+    "replicas": 2,
+    "gpus": 2,
+}
+
+
+def _write(path: Path, **changes: Any) -> Path:
+    path.write_text(DGD.format(**{**BASE, **changes}))
+    return path
+
+
+def _cli() -> list[str]:
+    exe = Path(sys.executable).with_name("dynamo-render")
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "plugin"]
+
+
+def _diff(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*_cli(), "diff", *map(str, args)], capture_output=True, text=True, cwd=cwd, check=False)
+
+
+def _json(*args: str | Path, cwd: Path | None = None) -> dict[str, Any]:
+    proc = _diff("-o", "json", *args, cwd=cwd)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def _workloads(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return [c for c in report["changes"] if c["kind"] in ("Deployment", "LeaderWorkerSet", "PodCliqueSet")]
+
+
+def test_worker_image_change_is_one_replacement_with_gpus_unchanged(tmp_path: Path) -> None:
+    old = _write(tmp_path / "old.yaml")
+    new = _write(tmp_path / "new.yaml", worker_image="registry.example/runtime:1.5.1")
+    report = _json(old, new)
+    workloads = _workloads(report)
+    assert [c["action"] for c in workloads] == ["replaced"]
+    (change,) = workloads
+    assert change["name"].startswith("chat-decode-") and change["replacedBy"].startswith("chat-decode-")
+    assert change["name"] != change["replacedBy"]
+    # No separate added/removed entry for the two worker names.
+    names = {c["name"] for c in report["changes"]}
+    assert change["replacedBy"] not in names
+    assert report["gpus"] == {"before": 4, "after": 4, "byNamespace": {"llm": {"before": 4, "after": 4}}}
+    assert report["pods"]["before"] == report["pods"]["after"] == 3
+
+
+def test_worker_replica_change_is_scaled_with_the_gpu_delta(tmp_path: Path) -> None:
+    old = _write(tmp_path / "old.yaml")
+    new = _write(tmp_path / "new.yaml", replicas=3)
+    report = _json(old, new)
+    assert [(c["action"], c["kind"]) for c in report["changes"]] == [("scaled", "Deployment")]
+    (change,) = report["changes"]
+    assert change["gpus"] == {"before": 4, "after": 6}
+    assert (report["gpus"]["before"], report["gpus"]["after"]) == (4, 6)
+    assert (report["pods"]["before"], report["pods"]["after"]) == (3, 4)
+
+
+def test_frontend_image_change_rolls_the_frontend_and_leaves_workers_out(tmp_path: Path) -> None:
+    old = _write(tmp_path / "old.yaml")
+    new = _write(tmp_path / "new.yaml", frontend_image="registry.example/runtime:1.5.1")
+    report = _json(old, new)
+    workloads = _workloads(report)
+    assert [(c["action"], c["name"]) for c in workloads] == [("rolled", "chat-frontend")]
+    assert not any(c["name"].startswith("chat-decode") for c in report["changes"])
+    assert report["gpus"]["before"] == report["gpus"]["after"] == 4
+
+
+def test_gpu_count_change_replaces_the_worker_and_reports_the_new_total(tmp_path: Path) -> None:
+    old = _write(tmp_path / "old.yaml")
+    new = _write(tmp_path / "new.yaml", gpus=4)
+    report = _json(old, new)
+    (change,) = _workloads(report)
+    assert change["action"] == "replaced"
+    assert change["gpus"] == {"before": 4, "after": 8}
+    assert (report["gpus"]["before"], report["gpus"]["after"]) == (4, 8)
+
+
+def test_no_change_and_exit_code(tmp_path: Path) -> None:
+    old = _write(tmp_path / "old.yaml")
+    same = _write(tmp_path / "same.yaml")
+    proc = _diff("--exit-code", old, same)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("no changes\n")
+    changed = _write(tmp_path / "new.yaml", replicas=1)
+    proc = _diff("--exit-code", old, changed)
+    assert proc.returncode == 1
+    assert "scaled" in proc.stdout
+    # Without --exit-code a change is still success.
+    assert _diff(old, changed).returncode == 0
+
+
+def test_added_and_removed_graphs(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("")
+    dgd = _write(tmp_path / "dgd.yaml")
+    added = _json(empty, dgd)
+    assert {c["action"] for c in added["changes"]} == {"added"}
+    assert (added["gpus"]["before"], added["gpus"]["after"]) == (0, 4)
+    removed = _json(dgd, empty)
+    assert {c["action"] for c in removed["changes"]} == {"removed"}
+    assert (removed["gpus"]["before"], removed["gpus"]["after"]) == (4, 0)
+
+
+def test_text_and_markdown_reports(tmp_path: Path) -> None:
+    old = _write(tmp_path / "old.yaml")
+    new = _write(tmp_path / "new.yaml", worker_image="registry.example/runtime:1.5.1", replicas=3)
+    text = _diff(old, new)
+    assert text.returncode == 0, text.stderr
+    first = text.stdout.splitlines()[0]
+    assert first.startswith("replaced  Deployment llm/chat-decode-") and " -> chat-decode-" in first
+    assert "GPUs 4 -> 6 (+2)" in first
+    assert "GPUs: 4 -> 6 (+2); pods: 3 -> 4 (+1)" in text.stdout
+    markdown = _diff("-o", "markdown", old, new)
+    assert markdown.returncode == 0, markdown.stderr
+    assert "| action | object | GPUs | what happens |" in markdown.stdout
+    assert "| replaced | `Deployment llm/chat-decode-" in markdown.stdout
+
+
+def test_a_side_that_fails_to_render_is_exit_1_with_the_problem(tmp_path: Path) -> None:
+    old = _write(tmp_path / "old.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(DGD.format(**BASE).replace("type: decode", "type: nonsense"))
+    proc = _diff(old, bad)
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert "bad.yaml:0: [error]" in proc.stderr and "type" in proc.stderr
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    old = _write(tmp_path / "old.yaml")
+    assert _diff(old).returncode == 2
+    assert _diff("-o", "xml", old, old).returncode == 2
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_base_revision_in_a_git_repository(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "apps").mkdir(parents=True)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+    git("init", "-q")
+    _write(repo / "apps" / "chat.yaml")
+    git("add", ".")
+    git("commit", "-qm", "chat")
+    _write(repo / "apps" / "chat.yaml", worker_image="registry.example/runtime:1.5.1")
+    report = _json("--base", "HEAD", "apps", cwd=repo)
+    assert [c["action"] for c in _workloads(report)] == ["replaced"]
+    # A file added since the base revision: everything in it is added.
+    (repo / "apps" / "second.yaml").write_text(DGD.format(**BASE).replace("name: chat", "name: second"))
+    report = _json("--base", "HEAD", "apps", cwd=repo)
+    actions = {(c["action"], c["name"].split("-")[0]) for c in _workloads(report)}
+    assert ("added", "second") in actions and ("replaced", "chat") in actions
+    # A whole path new since the base revision.
+    (repo / "new").mkdir()
+    _write(repo / "new" / "x.yaml")
+    report = _json("--base", "HEAD", "new", cwd=repo)
+    assert {c["action"] for c in report["changes"]} == {"added"}
+    # An unknown revision is one line, exit 1.
+    proc = _diff("--base", "no-such-rev", "apps", cwd=repo)
+    assert proc.returncode == 1 and "no-such-rev" in proc.stderr and proc.stdout == ""
+    # Problems in the base revision's files name them as REV:path.
+    (repo / "apps" / "chat.yaml").write_text(DGD.format(**BASE).replace("type: decode", "type: nonsense"))
+    git("add", ".")
+    git("commit", "-qm", "broken")
+    _write(repo / "apps" / "chat.yaml")
+    proc = _diff("--base", "HEAD", "apps", cwd=repo)
+    assert proc.returncode == 1
+    assert "HEAD:apps/chat.yaml:0: [error]" in proc.stderr
