@@ -1,0 +1,1 @@
+"""v1alpha1 DCD/DGD/DGDR/DGDSA: the conversion webhook ported (both directions)."""

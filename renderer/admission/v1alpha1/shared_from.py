@@ -1,0 +1,957 @@
+"""The per-component shared spec, v1beta1 (hub) -> v1alpha1 (spoke), as the webhook converts it.
+
+Objects are plain JSON dicts in the shape the API server stores (a Go zero value is an absent
+key). "Semantic" comparisons treat absent, null, empty and zero alike, as the operator's
+apiequality.Semantic.DeepEqual treats nil and empty; quantities compare by value.
+
+``restored`` is the sparse v1alpha1 save the forward conversion left in the object's
+preservation annotation; ``save`` collects, sparsely, what the hub has and v1alpha1 cannot say.
+
+Mirrors: api/v1alpha1/shared_spec_conversion.go (ConvertToDynamoComponentDeploymentSharedSpec
+and the helpers it reaches)
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from renderer.gocompat.quantity import canonical_quantity
+
+Obj = dict[str, Any]
+
+MAIN = "main"
+DEFAULT_FRONTEND_SIDECAR = "sidecar-frontend"
+DEFAULT_GPU_RESOURCE = "nvidia.com/gpu"
+
+
+# ---------------------------------------------------------------------------
+# Small value helpers
+# ---------------------------------------------------------------------------
+
+
+def prune(value: Any) -> Any:
+    """``value`` without zero values, recursively (None when nothing is left).
+
+    Mirrors: k8s.io/apimachinery api/equality Semantic.DeepEqual (nil == empty), as used by
+    api/v1alpha1/shared_spec_conversion.go containerIsEmpty and podSpecIsZero
+    """
+    if isinstance(value, dict):
+        out = {k: p for k, v in value.items() if (p := prune(v)) is not None}
+        return out or None
+    if isinstance(value, list):
+        items = [prune(v) for v in value]
+        return items or None
+    if value is None or value is False or value == "" or (type(value) in (int, float) and value == 0):
+        return None
+    return value
+
+
+def sem_eq(a: Any, b: Any) -> bool:
+    """Semantic equality: zero values ignored on both sides.
+
+    Mirrors: k8s.io/apimachinery api/equality Semantic.DeepEqual
+    """
+    return bool(prune(a) == prune(b))
+
+
+def is_empty(value: Any) -> bool:
+    """True when ``value`` equals its Go zero value semantically.
+
+    Mirrors: api/v1alpha1/shared_spec_conversion.go containerIsEmpty / podSpecIsZero
+    """
+    return prune(value) is None
+
+
+def _containers(pod_template: Obj | None) -> list[Obj]:
+    if not pod_template:
+        return []
+    return list((pod_template.get("spec") or {}).get("containers") or [])
+
+
+def find_container(containers: list[Obj], name: str) -> Obj | None:
+    """A deep copy of the first container called ``name``.
+
+    Mirrors: api/v1alpha1/shared_spec_conversion.go findContainerByName
+    """
+    for ctr in containers:
+        if ctr.get("name", "") == name:
+            return copy.deepcopy(ctr)
+    return None
+
+
+def has_container(containers: list[Obj], name: str) -> bool:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go hasContainerNamed"""
+    return any(c.get("name", "") == name for c in containers)
+
+
+def only_name(container: Obj) -> bool:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go containerHasOnlyName"""
+    return is_empty({k: v for k, v in container.items() if k != "name"})
+
+
+def _mount_np(mount: Obj) -> tuple[str, str]:
+    return mount.get("name", ""), mount.get("mountPath", "")
+
+
+def _flat_np(mount: Obj) -> tuple[str, str]:
+    return mount.get("name", ""), mount.get("mountPoint", "")
+
+
+def _set(obj: Obj, key: str, value: Any) -> None:
+    if value is None:
+        obj.pop(key, None)
+    else:
+        obj[key] = value
+
+
+# ---------------------------------------------------------------------------
+# Resources
+# ---------------------------------------------------------------------------
+
+
+def _quantity_or_none(text: Any) -> str | None:
+    try:
+        return canonical_quantity(text)
+    except Exception:  # noqa: BLE001 - Go drops an unparsable quantity silently
+        return None
+
+
+def _item_to_list(item: Obj | None) -> Obj | None:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go itemToResourceList"""
+    if item is None:
+        return None
+    out: Obj = {}
+    for key, name in (("cpu", "cpu"), ("memory", "memory")):
+        if item.get(key):
+            q = _quantity_or_none(item[key])
+            if q is not None:
+                out[name] = q
+    if item.get("gpu"):
+        q = _quantity_or_none(item["gpu"])
+        if q is not None:
+            out[item.get("gpuType") or DEFAULT_GPU_RESOURCE] = q
+    for key, value in (item.get("custom") or {}).items():
+        q = _quantity_or_none(value)
+        if q is not None:
+            out[key] = q
+    return out or None
+
+
+def resources_to_native(res: Obj) -> Obj:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go resourcesToNative"""
+    out: Obj = {}
+    _set(out, "limits", _item_to_list(res.get("limits")) if "limits" in res else None)
+    _set(out, "requests", _item_to_list(res.get("requests")) if "requests" in res else None)
+    if res.get("claims"):
+        out["claims"] = copy.deepcopy(res["claims"])
+    return out
+
+
+def _item_from_list(rlist: Obj | None) -> Obj | None:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go resourceItemFromList"""
+    if not rlist:
+        return None
+    out: Obj = {}
+    for name in sorted(rlist):
+        value = _quantity_or_none(rlist[name]) or str(rlist[name])
+        if name == "cpu":
+            out["cpu"] = value
+        elif name == "memory":
+            out["memory"] = value
+        elif name == DEFAULT_GPU_RESOURCE:
+            out["gpu"] = value
+        else:
+            out.setdefault("custom", {})[name] = value
+    return out
+
+
+def resources_from_native(req: Obj | None) -> Obj | None:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go resourcesFromNative"""
+    req = req or {}
+    out: Obj = {}
+    _set(out, "requests", _item_from_list(req.get("requests")))
+    _set(out, "limits", _item_from_list(req.get("limits")))
+    if req.get("claims"):
+        out["claims"] = copy.deepcopy(req["claims"])
+    return out or None
+
+
+def resources_need_preservation(res: Obj | None) -> bool:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go resourcesNeedPreservation"""
+    if res is None:
+        return False
+    return bool(prune(res) != prune(resources_from_native(resources_to_native(res))))
+
+
+def _native_eq(a: Obj | None, b: Obj | None) -> bool:
+    """Resource requirements equal by quantity value."""
+
+    def canon(r: Obj | None) -> Any:
+        r = r or {}
+        return prune({k: ({n: _quantity_or_none(q) for n, q in (r.get(k) or {}).items()} if k != "claims" else r.get(k))
+                      for k in ("limits", "requests", "claims")})
+
+    return bool(canon(a) == canon(b))
+
+
+# ---------------------------------------------------------------------------
+# The forward projection of the v1alpha1 pod fields (used to find hub-only remainders)
+# ---------------------------------------------------------------------------
+
+
+def merge_envs(common: list[Obj], specific: list[Obj]) -> list[Obj] | None:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go mergeEnvs"""
+    out: list[Obj] = []
+    seen: dict[str, int] = {}
+    for env in list(common) + list(specific):
+        name = env.get("name", "")
+        if name in seen:
+            out[seen[name]] = env
+            continue
+        seen[name] = len(out)
+        out.append(env)
+    return out or None
+
+
+def _mergo_override(dst: Any, src: Any) -> Any:
+    """``src`` merged over ``dst``: non-empty source values win, structs and maps merge deep.
+
+    Mirrors: github.com/imdario/mergo Merge(dst, src, WithOverride)
+    """
+    if isinstance(dst, dict) and isinstance(src, dict):
+        out = dict(dst)
+        for key, value in src.items():
+            if is_empty(value):
+                continue
+            out[key] = _mergo_override(dst.get(key), value) if key in dst else copy.deepcopy(value)
+        return out
+    if is_empty(src):
+        return dst
+    return copy.deepcopy(src)
+
+
+def main_from_dedicated(alpha: Obj) -> Obj:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go buildMainContainerFromDedicated"""
+    ctr: Obj = {"name": MAIN}
+    if alpha.get("resources") is not None:
+        _set(ctr, "resources", resources_to_native(alpha["resources"]))
+    if alpha.get("envs"):
+        ctr["env"] = copy.deepcopy(alpha["envs"])
+    if alpha.get("envFromSecret"):
+        ctr["envFrom"] = [{"secretRef": {"name": alpha["envFromSecret"]}}]
+    for probe in ("livenessProbe", "readinessProbe"):
+        if alpha.get(probe) is not None:
+            ctr[probe] = copy.deepcopy(alpha[probe])
+    mounts = [{"name": m.get("name", ""), "mountPath": m.get("mountPoint", "")} for m in alpha.get("volumeMounts") or []]
+    if mounts:
+        ctr["volumeMounts"] = mounts
+    return ctr
+
+
+def merge_main_container(alpha: Obj, base: Obj) -> Obj:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go mergeExtraPodSpecMainContainer"""
+    eps = alpha.get("extraPodSpec") or {}
+    if eps.get("mainContainer") is None:
+        return base
+    main = copy.deepcopy(eps["mainContainer"])
+    main["name"] = MAIN
+    out: Obj = _mergo_override(base, main)
+    _set(out, "env", merge_envs(base.get("env") or [], main.get("env") or []))
+    mounts = list(main.get("volumeMounts") or []) + list(base.get("volumeMounts") or [])
+    _set(out, "volumeMounts", mounts or None)
+    if main.get("startupProbe") is not None:
+        out["startupProbe"] = main["startupProbe"]
+    return out
+
+
+def _volume_mounts_are_pod_template(mounts: list[Obj]) -> bool:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go hasPodTemplateVolumeMounts"""
+    return any(not m.get("useAsCompilationCache") for m in mounts)
+
+
+def extra_pod_spec_is_zero(eps: Obj | None) -> bool:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go extraPodSpecIsZero"""
+    if eps is None:
+        return True
+    return is_empty({k: v for k, v in eps.items() if k != "mainContainer"}) and is_empty(
+        {k: v for k, v in (eps.get("mainContainer") or {}).items() if k != "name"}
+    )
+
+
+def has_pod_template_content(alpha: Obj, origin: bool) -> bool:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go hasPodTemplateContent"""
+    return (
+        alpha.get("resources") is not None
+        or bool(alpha.get("envs"))
+        or alpha.get("envFromSecret") is not None
+        or _volume_mounts_are_pod_template(alpha.get("volumeMounts") or [])
+        or alpha.get("livenessProbe") is not None
+        or alpha.get("readinessProbe") is not None
+        or not extra_pod_spec_is_zero(alpha.get("extraPodSpec"))
+        or alpha.get("extraPodMetadata") is not None
+        or alpha.get("frontendSidecar") is not None
+        or origin
+    )
+
+
+def project_pod_template(alpha: Obj | None) -> Obj | None:
+    """The v1beta1 podTemplate the forward conversion builds from these v1alpha1 fields.
+
+    Mirrors: api/v1alpha1/shared_spec_conversion.go buildSharedPodTemplateFromAlpha
+    (with buildBasePodTemplate and appendFrontendSidecar)
+    """
+    if alpha is None or not has_pod_template_content(alpha, False):
+        return None
+    tpl: Obj = {}
+    meta = alpha.get("extraPodMetadata") or {}
+    md: Obj = {}
+    if meta.get("annotations"):
+        md["annotations"] = dict(meta["annotations"])
+    if meta.get("labels"):
+        md["labels"] = dict(meta["labels"])
+    if md:
+        tpl["metadata"] = md
+    eps = alpha.get("extraPodSpec") or {}
+    spec: Obj = {k: copy.deepcopy(v) for k, v in eps.items() if k != "mainContainer"}
+    main = merge_main_container(alpha, main_from_dedicated(alpha))
+    main["name"] = MAIN
+    containers = [main] + [c for c in spec.get("containers") or [] if c.get("name", "") != MAIN]
+    sidecar = alpha.get("frontendSidecar")
+    if sidecar is not None and not has_container(containers, DEFAULT_FRONTEND_SIDECAR):
+        ctr: Obj = {"name": DEFAULT_FRONTEND_SIDECAR}
+        _set(ctr, "image", sidecar.get("image") or None)
+        _set(ctr, "args", copy.deepcopy(sidecar.get("args")) or None)
+        _set(ctr, "env", copy.deepcopy(sidecar.get("envs")) or None)
+        if sidecar.get("envFromSecret"):
+            ctr["envFrom"] = [{"secretRef": {"name": sidecar["envFromSecret"]}}]
+        containers.append(ctr)
+    spec["containers"] = containers
+    tpl["spec"] = spec
+    return tpl
+
+
+# ---------------------------------------------------------------------------
+# v1beta1 -> v1alpha1
+# ---------------------------------------------------------------------------
+
+
+def component_type_from_hub(component_type: str) -> tuple[str, str]:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go sharedComponentTypeFromHub"""
+    if component_type in ("prefill", "decode"):
+        return "worker", component_type
+    return component_type, ""
+
+
+GMS_MODE_FROM_HUB = {"IntraPod": "intraPod", "InterPod": "interPod"}
+
+
+def gms_mode_from_hub(mode: Any) -> Any:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go gmsModeFromV1beta1"""
+    return GMS_MODE_FROM_HUB.get(mode, mode) if isinstance(mode, str) else mode
+
+
+def _experimental_from_hub(src: Obj, dst: Obj) -> None:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go convertExperimentalFromHub
+    (ConvertToGPUMemoryServiceSpec, ConvertToFailoverSpec, ConvertToServiceCheckpointConfig)
+    """
+    exp = src.get("experimental") or {}
+    gms = exp.get("gpuMemoryService")
+    if gms is not None:
+        out: Obj = {"enabled": True}
+        for key in ("mode", "deviceClassName", "extraClientContainers", "extraClientPods"):
+            if not is_empty(gms.get(key)):
+                out[key] = copy.deepcopy(gms[key])
+        _set(out, "mode", gms_mode_from_hub(out.get("mode")))
+        dst["gpuMemoryService"] = out
+    failover = exp.get("failover")
+    if failover is not None:
+        out = {"enabled": True}
+        for key in ("mode", "numShadows"):
+            if not is_empty(failover.get(key)):
+                out[key] = failover[key]
+        _set(out, "mode", gms_mode_from_hub(out.get("mode")))
+        dst["failover"] = out
+    checkpoint = exp.get("checkpoint")
+    if checkpoint is not None:
+        dst["checkpoint"] = {k: copy.deepcopy(v) for k, v in checkpoint.items() if v is not None}
+
+
+def _volume_mounts_from_native(mounts: list[Obj]) -> list[Obj]:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go volumeMountsFromNative"""
+    return [_flat(m.get("name", ""), m.get("mountPath", "")) for m in mounts]
+
+
+def _flat(name: str, mount_point: str, cache: bool = False) -> Obj:
+    out: Obj = {"name": name}
+    if mount_point:
+        out["mountPoint"] = mount_point
+    if cache:
+        out["useAsCompilationCache"] = True
+    return out
+
+
+def _append_missing_mounts(dst: list[Obj], mounts: list[Obj]) -> list[Obj]:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go appendMissingVolumeMounts"""
+    out = list(dst)
+    for mount in mounts:
+        if not any(_flat_np(e) == _flat_np(mount) for e in out):
+            out.append(mount)
+    return out
+
+
+def _restore_dedicated_from_main(main: Obj, dst: Obj) -> None:
+    """Moves what v1alpha1 has dedicated fields for out of ``main`` (in place).
+
+    Mirrors: api/v1alpha1/shared_spec_conversion.go restoreDedicatedFieldsFromMain
+    (and restoreFlatVolumeMountsFromMain)
+    """
+    resources = resources_from_native(main.get("resources"))
+    if resources is not None:
+        dst["resources"] = resources
+        main.pop("resources", None)
+    if main.get("volumeMounts"):
+        dst["volumeMounts"] = _append_missing_mounts(dst.get("volumeMounts") or [], _volume_mounts_from_native(main["volumeMounts"]))
+        main.pop("volumeMounts", None)
+    if main.get("env"):
+        dst["envs"] = copy.deepcopy(main["env"])
+        main.pop("env", None)
+    for probe in ("livenessProbe", "readinessProbe"):
+        if main.get(probe) is not None:
+            dst[probe] = copy.deepcopy(main[probe])
+            main.pop(probe, None)
+
+
+def _restored_default_sidecar(src: Obj, restored: Obj | None) -> Obj | None:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go restoredDefaultFrontendSidecar"""
+    if src.get("frontendSidecar") != DEFAULT_FRONTEND_SIDECAR or restored is None:
+        return None
+    sidecar = restored.get("frontendSidecar")
+    return sidecar if sidecar is not None else None
+
+
+def _sidecar_env_from_secret(env_from: list[Obj]) -> str | None:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go frontendSidecarEnvFromSecret"""
+    if len(env_from) != 1:
+        return None
+    only = env_from[0]
+    if only.get("prefix") or only.get("configMapRef") is not None or only.get("secretRef") is None:
+        return None
+    return str(only["secretRef"].get("name", ""))
+
+
+def _sidecar_from_container(ctr: Obj, origin: Obj | None) -> Obj:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go frontendSidecarSpecFromContainer"""
+    out: Obj = copy.deepcopy(origin) if origin is not None else {}
+    _set(out, "image", ctr.get("image") or None)
+    _set(out, "args", copy.deepcopy(ctr.get("args")) or None)
+    _set(out, "envs", copy.deepcopy(ctr.get("env")) or None)
+    secret = _sidecar_env_from_secret(ctr.get("envFrom") or [])
+    if secret is not None:
+        out["envFromSecret"] = secret
+    elif origin is not None and origin.get("envFromSecret") == "":
+        out["envFromSecret"] = ""
+    else:
+        out.pop("envFromSecret", None)
+    return out
+
+
+def _decompose_pod_template(src: Obj, dst: Obj, restored: Obj | None) -> None:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go decomposePodTemplateFromHub
+    (with decomposeMissingPodTemplate and restoreFrontendSidecarFromPodTemplate)
+    """
+    tpl = src.get("podTemplate")
+    if tpl is None:
+        sidecar = _restored_default_sidecar(src, restored)
+        if sidecar is not None:
+            dst["frontendSidecar"] = copy.deepcopy(sidecar)
+        return
+    tpl = copy.deepcopy(tpl)
+    meta = tpl.get("metadata") or {}
+    if meta.get("annotations") or meta.get("labels"):
+        epm: Obj = {}
+        _set(epm, "annotations", dict(meta["annotations"]) if meta.get("annotations") else None)
+        _set(epm, "labels", dict(meta["labels"]) if meta.get("labels") else None)
+        dst["extraPodMetadata"] = epm
+    main: Obj | None = None
+    other: list[Obj] = []
+    for ctr in _containers(tpl):
+        if ctr.get("name", "") == MAIN and main is None:
+            main = copy.deepcopy(ctr)
+            continue
+        other.append(ctr)
+    if src.get("frontendSidecar") is not None:
+        name = src["frontendSidecar"]
+        origin = _restored_default_sidecar(src, restored)
+        if origin is not None:
+            found = find_container(other, name)
+            if found is not None:
+                dst["frontendSidecar"] = _sidecar_from_container(found, origin)
+                other = [c for c in other if c.get("name", "") != name]
+            else:
+                dst["frontendSidecar"] = copy.deepcopy(origin)
+    if main is not None:
+        _restore_dedicated_from_main(main, dst)
+    pod_spec = copy.deepcopy(tpl.get("spec") or {})
+    pod_spec.pop("containers", None)
+    if other:
+        pod_spec["containers"] = other
+    main_copy = None
+    if main is not None:
+        main_copy = {k: v for k, v in main.items() if k != "name"}
+        if is_empty(main_copy):
+            main_copy = None
+    if not is_empty(pod_spec) or main_copy is not None:
+        eps: Obj = {}
+        if not is_empty(pod_spec):
+            eps.update(pod_spec)
+        if main_copy is not None:
+            eps["mainContainer"] = main_copy
+        dst["extraPodSpec"] = eps
+
+
+# --- restoring v1alpha1-only fields from the spoke save --------------------------------------
+
+
+def _flat_has(mounts: list[Obj], name: str, path: str) -> bool:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go flatVolumeMountHasNamePath"""
+    return any(_flat_np(m) == (name, path) for m in mounts)
+
+
+def _native_has(mounts: list[Obj], name: str, path: str) -> bool:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go nativeVolumeMountHasNamePath"""
+    return any(_mount_np(m) == (name, path) for m in mounts)
+
+
+def _cache_matches(cache: Obj | None, mount: Obj) -> bool:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go compilationCacheMatchesVolumeMount"""
+    return cache is not None and (cache.get("pvcName", ""), cache.get("mountPath", "")) == _flat_np(mount)
+
+
+def _mounts_round_trip(mounts: list[Obj]) -> bool:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go volumeMountsRoundTripThroughHub"""
+    return sum(1 for m in mounts if m.get("useAsCompilationCache")) <= 1
+
+
+def _main_of(src: Obj) -> Obj | None:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go sharedMainContainer"""
+    if src.get("podTemplate") is None:
+        return None
+    return find_container(_containers(src["podTemplate"]), MAIN)
+
+
+def _restore_flat_volume_mounts(dst: Obj, preserved: Obj | None, src: Obj) -> None:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go restoreSharedPreservedFlatVolumeMounts
+    (with firstPreservedCompilationCacheMatches, visiblePreservedVolumeMountProjection,
+    restorablePreservedCompilationCacheMounts and mergePreservedCompilationCacheVolumeMounts)
+    """
+    if preserved is None:
+        return
+    pmounts = preserved.get("volumeMounts") or []
+    if _mounts_round_trip(pmounts):
+        return
+    cache = src.get("compilationCache")
+    first = next((m for m in pmounts if m.get("useAsCompilationCache")), None)
+    if not (_cache_matches(cache, first) if first is not None else cache is None):
+        return
+    main = _main_of(src)
+    visible: list[Obj] = [first] if first is not None else []
+    if main is not None and main.get("volumeMounts"):
+        visible = _append_missing_mounts(visible, _volume_mounts_from_native(main["volumeMounts"]))
+
+    def key(m: Obj) -> tuple[str, str, bool]:
+        return m.get("name", ""), m.get("mountPoint", ""), bool(m.get("useAsCompilationCache"))
+
+    if [key(m) for m in dst.get("volumeMounts") or []] != [key(m) for m in visible]:
+        return
+    secondary_projected = main is not None or has_pod_template_content(preserved, False)
+    live: list[Obj] = []
+    seen_first = False
+    for mount in pmounts:
+        if not mount.get("useAsCompilationCache"):
+            continue
+        if not seen_first:
+            seen_first = True
+            if _cache_matches(cache, mount):
+                live.append(mount)
+            continue
+        if not secondary_projected or _native_has((main or {}).get("volumeMounts") or [], *_flat_np(mount)):
+            live.append(mount)
+    out: list[Obj] = []
+    for mount in live:
+        if mount.get("useAsCompilationCache") and not _flat_has(out, *_flat_np(mount)):
+            out.append(copy.deepcopy(mount))
+    for mount in dst.get("volumeMounts") or []:
+        if not _flat_has(out, *_flat_np(mount)):
+            out.append(mount)
+    _set(dst, "volumeMounts", out or None)
+
+
+def _size_is_zero(sm: Obj) -> bool:
+    size = sm.get("size")
+    return size is None or _quantity_or_none(size) in (None, "0")
+
+
+def _shared_memory_needs_preservation(sm: Obj | None) -> bool:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go sharedMemoryNeedsPreservation"""
+    if sm is None:
+        return False
+    if sm.get("disabled"):
+        return not _size_is_zero(sm)
+    return _size_is_zero(sm)
+
+
+def _should_restore_shared_memory(dst: Obj | None, preserved: Obj | None) -> bool:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go shouldRestorePreservedSharedMemory"""
+    if preserved is None or not _shared_memory_needs_preservation(preserved):
+        return False
+    if dst is None:
+        return True
+    if preserved.get("disabled"):
+        return bool(dst.get("disabled")) and _size_is_zero(dst)
+    return False
+
+
+def _semantic_main(alpha: Obj | None) -> Obj:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go semanticMainContainer"""
+    if alpha is None:
+        return {"name": MAIN}
+    main = merge_main_container(alpha, main_from_dedicated(alpha))
+    main["name"] = MAIN
+    return main
+
+
+def _ensure_main(dst: Obj) -> Obj:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go ensureExtraPodSpecMainContainer"""
+    eps = dst.setdefault("extraPodSpec", {})
+    main: Obj = eps.setdefault("mainContainer", {})
+    return main
+
+
+def _without_cache_mounts(mounts: list[Obj], flat: list[Obj]) -> list[Obj]:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go withoutCompilationCacheMounts"""
+    return [
+        m for m in mounts
+        if not any(f.get("useAsCompilationCache") and _flat_np(f) == _mount_np(m) for f in flat)
+    ]
+
+
+def _restore_volume_mount_origins(preserved: list[Obj], current: list[Obj], preserved_main: list[Obj]) -> list[Obj]:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go restorePreservedVolumeMountOrigins"""
+    out = [copy.deepcopy(m) for m in preserved if not m.get("useAsCompilationCache")]
+    for mount in current:
+        if not mount.get("useAsCompilationCache"):
+            if _native_has(preserved_main, *_flat_np(mount)) or _flat_has(out, *_flat_np(mount)):
+                continue
+            out.append(mount)
+            continue
+        for existing in out:
+            if _flat_np(existing) == _flat_np(mount):
+                existing["useAsCompilationCache"] = True
+                break
+        else:
+            out.append(mount)
+    return out
+
+
+def _restore_main_origins(dst: Obj, preserved: Obj, main_present: bool) -> None:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go restoreMainContainerFieldOrigins"""
+    pmain = (preserved.get("extraPodSpec") or {}).get("mainContainer")
+    if not main_present or pmain is None:
+        return
+    current = _semantic_main(dst)
+    psem = _semantic_main(preserved)
+    if sem_eq(current.get("env"), psem.get("env")) and (preserved.get("envs") or pmain.get("env")):
+        _set(dst, "envs", copy.deepcopy(preserved.get("envs")) or None)
+        _set(_ensure_main(dst), "env", copy.deepcopy(pmain.get("env")) or None)
+    if sem_eq(current.get("envFrom"), psem.get("envFrom")) and preserved.get("envFromSecret") is not None:
+        dst["envFromSecret"] = preserved["envFromSecret"]
+    if _native_eq(current.get("resources"), psem.get("resources")) and (
+        preserved.get("resources") is not None or not _native_eq(pmain.get("resources"), {})
+    ):
+        _set(dst, "resources", copy.deepcopy(preserved.get("resources")))
+        _set(_ensure_main(dst), "resources", copy.deepcopy(pmain.get("resources")) or None)
+    cur_mounts = _without_cache_mounts(current.get("volumeMounts") or [], dst.get("volumeMounts") or [])
+    pres_mounts = _without_cache_mounts(psem.get("volumeMounts") or [], preserved.get("volumeMounts") or [])
+    if [_mount_np(m) for m in pres_mounts] == [_mount_np(m) for m in cur_mounts] and (
+        preserved.get("volumeMounts") or pmain.get("volumeMounts")
+    ):
+        merged = _restore_volume_mount_origins(
+            preserved.get("volumeMounts") or [], dst.get("volumeMounts") or [], pmain.get("volumeMounts") or []
+        )
+        _set(dst, "volumeMounts", merged or None)
+        _set(_ensure_main(dst), "volumeMounts", copy.deepcopy(pmain.get("volumeMounts")) or None)
+    for probe in ("livenessProbe", "readinessProbe"):
+        if sem_eq(current.get(probe), psem.get(probe)) and (
+            preserved.get(probe) is not None or pmain.get(probe) is not None
+        ):
+            _set(dst, probe, copy.deepcopy(preserved.get(probe)))
+            _set(_ensure_main(dst), probe, copy.deepcopy(pmain.get(probe)))
+
+
+def _eps_only_main_name(eps: Obj | None) -> bool:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go extraPodSpecOnlyPreservesMainContainerName"""
+    if eps is None or eps.get("mainContainer") is None or not eps["mainContainer"].get("name"):
+        return False
+    if not is_empty({k: v for k, v in eps.items() if k != "mainContainer"}):
+        return False
+    return is_empty({k: v for k, v in eps["mainContainer"].items() if k != "name"})
+
+
+def _eps_needs_preservation(eps: Obj | None) -> bool:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go extraPodSpecNeedsPreservation"""
+    return eps is not None and (extra_pod_spec_is_zero(eps) or _eps_only_main_name(eps))
+
+
+def _sidecar_conflict(sidecar: Obj | None, eps: Obj | None) -> bool:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go alphaFrontendSidecarConflictNeedsPreservation"""
+    return sidecar is not None and eps is not None and has_container(eps.get("containers") or [], DEFAULT_FRONTEND_SIDECAR)
+
+
+def _restore_alpha_only(dst: Obj, preserved: Obj | None, main_present: bool) -> None:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go fillSharedAlphaOnlyFromPreserved
+    (restoreSharedAlphaOnlySimpleFields, restoreSharedAlphaOnlyPodFields,
+    restoreEnvFromSecretFromPreserved, restorePreservedFrontendSidecarConflict and
+    restoreSharedAlphaOnlyDisabledFeatures)
+    """
+    if preserved is None:
+        return
+    # simple fields
+    if not dst.get("subComponentType") and preserved.get("subComponentType"):
+        dst["subComponentType"] = preserved["subComponentType"]
+    for key in ("dynamoNamespace", "autoscaling", "ingress"):
+        if dst.get(key) is None and preserved.get(key) is not None:
+            dst[key] = copy.deepcopy(preserved[key])
+    for key in ("annotations", "labels"):
+        if not dst.get(key) and preserved.get(key):
+            dst[key] = dict(preserved[key])
+    # pod fields
+    if _should_restore_shared_memory(dst.get("sharedMemory"), preserved.get("sharedMemory")):
+        dst["sharedMemory"] = copy.deepcopy(preserved["sharedMemory"])
+    if main_present and resources_need_preservation(preserved.get("resources")) and _native_eq(
+        resources_to_native(dst["resources"]) if dst.get("resources") is not None else {},
+        resources_to_native(preserved["resources"]),
+    ):
+        dst["resources"] = copy.deepcopy(preserved["resources"])
+    pres_secret = preserved.get("envFromSecret")
+    if dst.get("envFromSecret") is None and pres_secret is not None:
+        if pres_secret == "":
+            dst["envFromSecret"] = ""
+        elif main_present:
+            main = (dst.get("extraPodSpec") or {}).get("mainContainer")
+            if main is not None and sem_eq(main.get("envFrom"), [{"secretRef": {"name": pres_secret}}]):
+                dst["envFromSecret"] = pres_secret
+                main.pop("envFrom", None)
+    pmeta = preserved.get("extraPodMetadata")
+    if dst.get("extraPodMetadata") is None and pmeta is not None and not pmeta.get("annotations") and not pmeta.get("labels"):
+        dst["extraPodMetadata"] = copy.deepcopy(pmeta)
+    peps = preserved.get("extraPodSpec")
+    if peps is not None and (_eps_needs_preservation(peps) or _sidecar_conflict(preserved.get("frontendSidecar"), peps)):
+        if dst.get("extraPodSpec") is None:
+            dst["extraPodSpec"] = copy.deepcopy(peps)
+        else:
+            conflict = find_container(peps.get("containers") or [], DEFAULT_FRONTEND_SIDECAR)
+            if conflict is not None and not has_container(dst["extraPodSpec"].get("containers") or [], DEFAULT_FRONTEND_SIDECAR):
+                dst["extraPodSpec"].setdefault("containers", []).append(conflict)
+    _restore_main_origins(dst, preserved, main_present)
+    dmain = (dst.get("extraPodSpec") or {}).get("mainContainer")
+    pmain = (peps or {}).get("mainContainer")
+    if dmain is not None and not dmain.get("name") and pmain is not None and pmain.get("name"):
+        dmain["name"] = pmain["name"]
+    # disabled features
+    for key in ("scalingAdapter", "gpuMemoryService", "failover", "checkpoint"):
+        pval = preserved.get(key)
+        if dst.get(key) is None and pval is not None and not pval.get("enabled"):
+            dst[key] = copy.deepcopy(pval)
+
+
+def _prune_empty_eps(dst: Obj, restored: Obj | None) -> None:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go pruneEmptyExtraPodSpec"""
+    eps = dst.get("extraPodSpec")
+    if eps is None:
+        return
+    reps = (restored or {}).get("extraPodSpec")
+    main = eps.get("mainContainer")
+    if main is not None and is_empty({k: v for k, v in main.items() if k != "name"}) and not _eps_only_main_name(reps):
+        eps.pop("mainContainer", None)
+    if extra_pod_spec_is_zero(eps):
+        if restored is not None and _eps_needs_preservation(reps):
+            return
+        dst.pop("extraPodSpec", None)
+
+
+# --- saving hub-only fields sparsely --------------------------------------------------------
+
+
+def _find_mount(mounts: list[Obj], mount: Obj) -> Obj | None:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go findPreservedVolumeMount"""
+    for cand in mounts:
+        if _mount_np(cand) == _mount_np(mount):
+            return copy.deepcopy(cand)
+    matches = [c for c in mounts if c.get("name", "") == mount.get("name", "")]
+    return copy.deepcopy(matches[0]) if len(matches) == 1 else None
+
+
+def _sparse_mounts(src: list[Obj], projected: list[Obj]) -> list[Obj]:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go sparseSharedHubOnlyVolumeMounts"""
+    out: list[Obj] = []
+    for mount in src:
+        saved: Obj = {"name": mount.get("name", ""), "mountPath": mount.get("mountPath", "")}
+        pm = _find_mount(projected, mount)
+        if pm is None or not sem_eq(mount, pm):
+            saved = copy.deepcopy(mount)
+        out.append(saved)
+    return out
+
+
+def _generated_main_key_needs_save(src: Obj, projected: Obj | None) -> bool:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go sharedGeneratedMainContainerKeyNeedsSave"""
+    if src.get("name", "") != MAIN:
+        return False
+    if projected is None:
+        return only_name(src)
+    if only_name(src):
+        return True
+    return any(_find_mount(src.get("volumeMounts") or [], pm) is None for pm in projected.get("volumeMounts") or [])
+
+
+def _save_containers(src_tpl: Obj, projected: Obj | None, preserve_order: bool, sidecar: str) -> list[Obj]:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go saveSharedHubOnlyPodTemplateContainers
+    (with saveSharedHubOnlyContainerFields and clearSharedFrontendSidecarRepresentedContainerFields)
+    """
+    pcs = _containers(projected)
+    out: list[Obj] = []
+    for ctr in _containers(src_tpl):
+        name = ctr.get("name", "")
+        saved: Obj = {"name": name}
+        pc = find_container(pcs, name)
+        if pc is not None:
+            if name != MAIN:
+                if not sem_eq(ctr, pc):
+                    saved = copy.deepcopy(ctr)
+                    for key in ("image", "args", "env"):
+                        saved.pop(key, None)
+                    if sem_eq(saved.get("envFrom"), pc.get("envFrom")):
+                        saved.pop("envFrom", None)
+            elif ctr.get("volumeMounts"):
+                saved["volumeMounts"] = _sparse_mounts(ctr["volumeMounts"], pc.get("volumeMounts") or [])
+        elif not only_name(ctr):
+            saved = copy.deepcopy(ctr)
+        if preserve_order or name == sidecar or _generated_main_key_needs_save(ctr, pc) or not only_name(saved):
+            out.append(saved)
+    return out
+
+
+def _sparse_pod_template(src_tpl: Obj | None, projected: Obj | None, sidecar: str) -> Obj | None:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go sparseSharedHubOnlyPodTemplate"""
+    if src_tpl is None:
+        return None
+    meta = {k: v for k, v in (src_tpl.get("metadata") or {}).items() if k not in ("labels", "annotations")}
+    needs_meta = not is_empty(meta)
+    src_names = [c.get("name", "") for c in _containers(src_tpl)]
+    needs_main_marker = projected is not None and MAIN not in src_names and has_container(_containers(projected), MAIN)
+    needs_empty_marker = projected is None and is_empty(src_tpl)
+    needs_order = False
+    if projected is not None:
+        pnames = [c.get("name", "") for c in _containers(projected)]
+        if MAIN not in src_names:
+            pnames = [n for n in pnames if n != MAIN]
+        needs_order = src_names != pnames
+    needs_sidecar_key = bool(sidecar) and sidecar in src_names
+    fields_need = (
+        bool(_containers(src_tpl)) if projected is None else not sem_eq(_containers(src_tpl), _containers(projected))
+    )
+    if not (needs_meta or needs_main_marker or needs_empty_marker or needs_order or needs_sidecar_key or fields_need):
+        return None
+    out: Obj = {}
+    if needs_meta:
+        out["metadata"] = copy.deepcopy(meta)
+    containers = _save_containers(src_tpl, projected, needs_order, sidecar)
+    if containers:
+        out["spec"] = {"containers": containers}
+    if not needs_meta and not containers and not needs_main_marker and not needs_empty_marker:
+        return None
+    return out
+
+
+def _experimental_hub_only_shape(exp: Obj | None) -> bool:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go experimentalIsHubOnlyShape"""
+    return exp is not None and all(exp.get(k) is None for k in ("gpuMemoryService", "failover", "checkpoint"))
+
+
+def _save_hub_only(src: Obj, converted: Obj, save: Obj) -> None:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go saveSharedHubOnlySpec
+    (with sharedFrontendSidecarNeedsPreservation and saveSharedPodTemplateHubOnlyFields)
+    """
+    if src.get("frontendSidecar") is not None and converted.get("frontendSidecar") is None:
+        save["frontendSidecar"] = src["frontendSidecar"]
+    if src.get("podTemplate") is not None:
+        projected = project_pod_template(converted)
+        tpl = _sparse_pod_template(src["podTemplate"], projected, save.get("frontendSidecar") or "")
+        _set(save, "podTemplate", tpl)
+    exp = src.get("experimental")
+    if _experimental_hub_only_shape(exp):
+        save["experimental"] = copy.deepcopy(exp)
+    elif exp is not None and exp.get("grove") is not None:
+        save["experimental"] = {"grove": copy.deepcopy(exp["grove"])}
+
+
+def hub_save_is_zero(save: Obj | None) -> bool:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go sharedHubSpecSaveIsZero"""
+    if save is None:
+        return True
+    rest = {k: v for k, v in save.items() if k != "name"}
+    # a present but empty pod template is a marker, not a zero value
+    if "podTemplate" in rest:
+        return False
+    return is_empty(rest)
+
+
+def shared_from_v1beta1(src: Obj, restored: Obj | None, save: Obj | None) -> Obj:
+    """One component's shared spec, v1beta1 -> v1alpha1; fills ``save`` with hub-only remainders.
+
+    Mirrors: api/v1alpha1/shared_spec_conversion.go ConvertToDynamoComponentDeploymentSharedSpec
+    """
+    dst: Obj = {}
+    if src.get("providerOverride") is not None:
+        dst["providerOverride"] = copy.deepcopy(src["providerOverride"])
+    ctype, sub = component_type_from_hub(src.get("type", ""))
+    _set(dst, "componentType", ctype or None)
+    _set(dst, "subComponentType", sub or None)
+    for key in ("globalDynamoNamespace", "replicas", "minAvailable"):
+        if src.get(key) is not None and src.get(key) is not False:
+            dst[key] = src[key]
+    if src.get("multinode") is not None:
+        mn = src["multinode"]
+        out: Obj = {}
+        if mn.get("nodeCount") is not None:
+            out["nodeCount"] = mn["nodeCount"]
+        for role in ("leader", "worker"):
+            if mn.get(role) is not None:
+                rs: Obj = {}
+                if mn[role].get("providerOverride") is not None:
+                    rs["providerOverride"] = copy.deepcopy(mn[role]["providerOverride"])
+                out[role] = rs
+        dst["multinode"] = out
+    for key in ("modelRef", "topologyConstraint", "eppConfig"):
+        if src.get(key) is not None:
+            dst[key] = copy.deepcopy(src[key])
+    _set(dst, "runtimeVersionOverride", src.get("runtimeVersionOverride") or None)
+    _set(dst, "serviceName", src.get("name") or None)
+    if src.get("sharedMemorySize") is not None:
+        size = _quantity_or_none(src["sharedMemorySize"]) or str(src["sharedMemorySize"])
+        dst["sharedMemory"] = {"disabled": True, "size": size} if size == "0" else {"size": size}
+    if src.get("compilationCache") is not None:
+        cache = src["compilationCache"]
+        dst["volumeMounts"] = [_flat(cache.get("pvcName", ""), cache.get("mountPath", ""), True)]
+    _experimental_from_hub(src, dst)
+    if src.get("scalingAdapter") is not None:
+        dst["scalingAdapter"] = {"enabled": True}
+    _decompose_pod_template(src, dst, restored)
+    _restore_flat_volume_mounts(dst, restored, src)
+    main_present = src.get("podTemplate") is not None and has_container(_containers(src["podTemplate"]), MAIN)
+    _restore_alpha_only(dst, restored, main_present)
+    _prune_empty_eps(dst, restored)
+    if save is not None:
+        _save_hub_only(src, dst, save)
+    return dst
