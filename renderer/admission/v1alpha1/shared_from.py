@@ -181,7 +181,9 @@ def resources_need_preservation(res: Obj | None) -> bool:
     """Mirrors: api/v1alpha1/shared_spec_conversion.go resourcesNeedPreservation"""
     if res is None:
         return False
-    return bool(prune(res) != prune(resources_from_native(resources_to_native(res))))
+    back = resources_from_native(resources_to_native(res))
+    # reflect.DeepEqual: a present (even empty) value differs from the nil it comes back as
+    return back is None or bool(prune(res) != prune(back))
 
 
 def _native_eq(a: Obj | None, b: Obj | None) -> bool:
