@@ -160,6 +160,15 @@ PARAMETERS: tuple[Parameter, ...] = (
         "false",
         BOOL_VALUES,
     ),
+    Parameter(
+        "prune-last",
+        "Prune replaced workloads last",
+        "true or false: mark rendered Deployments, LeaderWorkerSets and PodCliqueSets with the sync "
+        "option PruneLast=true, so a worker renamed by its hash is pruned only after the rest of the "
+        "sync is healthy",
+        "true",
+        BOOL_VALUES,
+    ),
 )
 PARAMETERS_BY_NAME = {p.name: p for p in PARAMETERS}
 
@@ -420,6 +429,7 @@ class Plan:
     namespace: str
     allow_empty: bool
     skip: frozenset[str]
+    prune_last: bool = True
 
 
 def _files_below(path: str) -> list[str]:
@@ -533,6 +543,7 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
     if gates or "gates" in spec:
         spec["gates"] = gates
     allow_empty = "allow-empty" in options and options["allow-empty"].text == "true"
+    prune_last = "prune-last" not in options or options["prune-last"].text == "true"
 
     if any(r.is_error for r in results):
         return None, results
@@ -555,7 +566,7 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
         or env.get("ARGOCD_APP_NAMESPACE", "")
         or "default"
     )
-    return Plan(settings, namespace, allow_empty, frozenset(skip)), results
+    return Plan(settings, namespace, allow_empty, frozenset(skip), prune_last), results
 
 
 def _parse_inline_document(value: Value) -> tuple[dict[str, Any] | None, list[Result]]:
@@ -634,9 +645,39 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
     for result in results:
         if result.severity is Severity.WARNING:
             stderr.write(result.line() + "\n")
-    stdout.write(dump_documents(rendered.objects))
+    objects = rendered.objects
+    if plan.prune_last:
+        inputs = {id(item.obj) for item in items}
+        objects = [obj if id(obj) in inputs else with_prune_last(obj) for obj in objects]
+    stdout.write(dump_documents(objects))
     stdout.flush()
     return 0
+
+
+SYNC_OPTIONS_ANNOTATION = "argocd.argoproj.io/sync-options"
+PRUNE_LAST_WORKLOADS = frozenset({"Deployment", "LeaderWorkerSet", "PodCliqueSet"})
+
+
+def with_prune_last(obj: dict[str, Any]) -> dict[str, Any]:
+    """A rendered workload with Argo CD's ``PruneLast=true`` sync option added.
+
+    The operator replaces a renamed worker with surge: new workload first, old one removed once
+    the new one is ready. Argo CD prunes the old name in the same sync that creates the new
+    one; ``PruneLast`` moves that prune to the end of the sync, after every other resource is
+    synced and healthy, which is the closest Argo CD has. Sync options already on the object
+    (copied from the DCD or DGD metadata) are kept, and a ``PruneLast`` value there wins.
+    """
+    if obj.get("kind") not in PRUNE_LAST_WORKLOADS:
+        return obj
+    metadata = dict(obj.get("metadata") or {})
+    annotations = dict(metadata.get("annotations") or {})
+    current = str(annotations.get(SYNC_OPTIONS_ANNOTATION, ""))
+    options = [o.strip() for o in current.split(",") if o.strip()]
+    if any(o.split("=", 1)[0] == "PruneLast" for o in options):
+        return obj
+    annotations[SYNC_OPTIONS_ANNOTATION] = ",".join([*options, "PruneLast=true"])
+    metadata["annotations"] = annotations
+    return {**obj, "metadata": metadata}
 
 
 def _not_deployable(obj: Any) -> Result | None:

@@ -527,3 +527,64 @@ def test_sigterm_at_the_deadline_leaves_stdout_empty(sidecar: Sidecar) -> None:
     stdout, stderr = proc.communicate(timeout=DEADLINE)
     assert proc.returncode in (143, -signal.SIGTERM), (proc.returncode, stderr)
     assert stdout == ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Rollout safety: PruneLast on rendered workloads
+
+
+SYNC_OPTIONS = "argocd.argoproj.io/sync-options"
+
+
+def test_rendered_workloads_carry_prune_last_by_default(sidecar: Sidecar) -> None:
+    """A worker renamed by its hash is pruned at the end of the sync, after the rest is healthy."""
+    agg = sidecar.generate("apps/vllm-agg", api_versions=STOCK_APIS)
+    multinode = sidecar.generate("apps/vllm-multinode", api_versions=STOCK_APIS + LWS_APIS + VOLCANO_APIS)
+    assert agg.code == multinode.code == 0, agg.stderr + multinode.stderr
+    workloads = [o for o in agg.objects + multinode.objects if o["kind"] in ("Deployment", "LeaderWorkerSet")]
+    assert {o["kind"] for o in workloads} == {"Deployment", "LeaderWorkerSet"}
+    for workload in workloads:
+        assert workload["metadata"]["annotations"][SYNC_OPTIONS] == "PruneLast=true", workload["metadata"]["name"]
+    # Nothing else is marked: Services, RBAC, ConfigMaps and passed-through objects sync as usual.
+    others = [o for o in agg.objects + multinode.objects if o["kind"] not in ("Deployment", "LeaderWorkerSet")]
+    assert others and not [o for o in others if SYNC_OPTIONS in (o["metadata"].get("annotations") or {})]
+    assert_valid(workloads)
+
+
+def test_prune_last_parameter_turns_it_off(sidecar: Sidecar) -> None:
+    run = sidecar.generate("apps/vllm-agg", api_versions=STOCK_APIS, parameters=[{"name": "prune-last", "string": "false"}])
+    assert run.code == 0, run.stderr
+    assert not [o for o in run.objects if SYNC_OPTIONS in (o["metadata"].get("annotations") or {})]
+
+
+def test_prune_last_skips_hand_written_workloads(sidecar: Sidecar) -> None:
+    app = sidecar.repo / "apps" / "sync-options"
+    app.mkdir()
+    app.joinpath("dcd.yaml").write_text(
+        "apiVersion: nvidia.com/v1beta1\n"
+        "kind: DynamoComponentDeployment\n"
+        "metadata:\n"
+        "  name: fe\n"
+        "spec:\n"
+        "  type: frontend\n"
+        "  podTemplate:\n"
+        "    spec:\n"
+        "      containers:\n"
+        "      - name: main\n"
+        "        image: registry.example/runtime:1.5.0\n"
+        "---\n"
+        "apiVersion: apps/v1\n"
+        "kind: Deployment\n"
+        "metadata:\n"
+        "  name: hand-written\n"
+        "spec:\n"
+        "  selector: {matchLabels: {app: x}}\n"
+        "  template:\n"
+        "    metadata: {labels: {app: x}}\n"
+        "    spec: {containers: [{name: x, image: x}]}\n"
+    )
+    run = sidecar.generate("apps/sync-options", api_versions=STOCK_APIS)
+    assert run.code == 0, run.stderr
+    kinds = by_kind(run.objects)
+    assert kinds[("Deployment", "fe")]["metadata"]["annotations"][SYNC_OPTIONS] == "PruneLast=true"
+    assert SYNC_OPTIONS not in (kinds[("Deployment", "hand-written")]["metadata"].get("annotations") or {})

@@ -456,3 +456,35 @@ def test_operator_config_errors_in_a_config_file_name_that_file(repo: Path) -> N
     code, _, err = run(repo / "apps" / "web", app_env(PARAM_CONFIG="render.yaml"))
     assert code == 1
     assert 'apps/web/render.yaml:0: [error] spec.operatorConfig.discovery.backend: Unsupported value: "consul"' in err
+
+
+@pytest.mark.parametrize(
+    ("kind", "annotations", "expected"),
+    [
+        ("Deployment", None, "PruneLast=true"),
+        ("LeaderWorkerSet", {}, "PruneLast=true"),
+        ("PodCliqueSet", {"a": "b"}, "PruneLast=true"),
+        # Options already there are kept, in order; PruneLast is appended.
+        ("Deployment", {"argocd.argoproj.io/sync-options": "ServerSideApply=true, Replace=false"},
+         "ServerSideApply=true,Replace=false,PruneLast=true"),
+        # A PruneLast the object already states wins.
+        ("Deployment", {"argocd.argoproj.io/sync-options": "PruneLast=false"}, "PruneLast=false"),
+        # Not a workload: untouched.
+        ("Service", None, None),
+    ],
+    ids=["deployment", "lws", "pcs-keeps-annotations", "appends", "explicit-wins", "service"],
+)
+def test_with_prune_last(kind: str, annotations: dict[str, str] | None, expected: str | None) -> None:
+    from plugin.frontends.cmp import with_prune_last
+
+    metadata: dict[str, object] = {"name": "w"}
+    if annotations is not None:
+        metadata["annotations"] = dict(annotations)
+    obj = {"apiVersion": "x/v1", "kind": kind, "metadata": metadata}
+    out = with_prune_last(obj)
+    assert obj["metadata"] == metadata and metadata.get("annotations") == annotations, "the input is never edited"
+    got = (out["metadata"].get("annotations") or {}).get("argocd.argoproj.io/sync-options")
+    assert got == expected
+    for key, value in (annotations or {}).items():
+        if key != "argocd.argoproj.io/sync-options":
+            assert out["metadata"]["annotations"][key] == value
