@@ -7,11 +7,19 @@
 # - KRM container function for kustomize and kpt: the default entrypoint, dynamo-render-krm,
 #   reads a ResourceList on stdin and writes one on stdout.
 #
+# The image also carries a standalone kustomize, which the plugin runs when an Application's
+# folder holds a kustomization (built from source by `go install`, which checks the module
+# against the Go checksum database; the CI installs its kustomize the same way).
+#
 # Build:  docker build -t dynamo-render:0.1.0 .
+# Multi-arch (amd64 and arm64 nodes; kustomize is cross-compiled on the build host):
+#         docker buildx build --platform linux/amd64,linux/arm64 -t registry.example.com/dynamo-render:0.1.0 --push .
 # Use:    docker run --rm -i dynamo-render:0.1.0 < resource-list.yaml
 #         docker run --rm -v "$PWD:/work" -w /work --entrypoint dynamo-render dynamo-render:0.1.0 render deploy/
 
 ARG PYTHON_IMAGE=python:3.12.11-slim-bookworm
+ARG GO_IMAGE=golang:1.24.11-bookworm
+ARG KUSTOMIZE_VERSION=v5.5.0
 
 # Build stage: install the package from this repository into /opt/dynamo-render.
 FROM ${PYTHON_IMAGE} AS build
@@ -22,12 +30,21 @@ COPY plugin/ plugin/
 COPY scripts/install-image.sh scripts/
 RUN sh scripts/install-image.sh /src /opt/dynamo-render
 
+# kustomize for the build platform's architecture or the target's (TARGETARCH, set by buildx).
+FROM --platform=$BUILDPLATFORM ${GO_IMAGE} AS kustomize
+ARG KUSTOMIZE_VERSION
+ARG TARGETOS=linux
+ARG TARGETARCH=amd64
+RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH go install sigs.k8s.io/kustomize/kustomize/v5@${KUSTOMIZE_VERSION} \
+    && find /go/bin -name kustomize -type f -exec install -D {} /out/kustomize \;
+
 # Final stage: the same base, the virtualenv and the plugin configuration; no build tools.
 FROM ${PYTHON_IMAGE}
 LABEL org.opencontainers.image.title="dynamo-render" \
       org.opencontainers.image.description="Render NVIDIA Dynamo custom resources offline: Argo CD plugin and KRM function" \
       org.opencontainers.image.licenses="Apache-2.0"
 COPY --from=build /opt/dynamo-render /opt/dynamo-render
+COPY --from=kustomize /out/kustomize /opt/dynamo-render/bin/kustomize
 COPY argocd/plugin.yaml /home/argocd/cmp-server/config/plugin.yaml
 ENV PATH=/opt/dynamo-render/bin:$PATH \
     HOME=/tmp \

@@ -414,6 +414,8 @@ class RenderSettings(_Strict):
     emit: Literal["workloads", "dcd"] = "workloads"
     # Emit DynamoGraphDeploymentScalingAdapter objects for components that ask for one.
     scaling_adapters: bool = Field(default=False, alias="scalingAdapters")
+    # Fail on any warning as on an error (the front ends apply it to their whole run).
+    strict: bool = False
 
 
 @dataclass(frozen=True)

@@ -36,19 +36,22 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
+import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import FrameType
 from typing import Any, TextIO
 
-from plugin.files import MANIFEST_SUFFIXES, Source, load_sources, read_text
+from plugin.files import MANIFEST_SUFFIXES, Source, decode, load_sources, read_text
 from plugin.settings import Settings, resolve_settings
-from plugin.yamlio.codec import dump_documents, load_documents
+from plugin.ownership import renamed_after_render
+from plugin.yamlio.codec import Document, dump_documents, load_documents
 from renderer import consts
 from renderer.config import RENDER_CONFIG_API_VERSION, RENDER_CONFIG_KIND, parse_render_settings
-from renderer.render import Item, render_items
+from renderer.render import Item, is_dcd, is_dgd, render_items
 from renderer.results import ResourceRef, Result, Severity
 
 PLUGIN_NAME = "dynamo-render"
@@ -153,6 +156,14 @@ PARAMETERS: tuple[Parameter, ...] = (
         GATE_VALUES,
     ),
     Parameter(
+        "strict",
+        "Strict",
+        "true or false: fail on any warning as on an error (Argo CD shows warnings nowhere but the "
+        "sidecar's log when the render succeeds)",
+        "false",
+        BOOL_VALUES,
+    ),
+    Parameter(
         "allow-empty",
         "Allow empty output",
         "true or false: succeed with no objects when the folder renders to nothing (Argo CD then "
@@ -171,6 +182,13 @@ PARAMETERS: tuple[Parameter, ...] = (
     ),
 )
 PARAMETERS_BY_NAME = {p.name: p for p in PARAMETERS}
+
+# Read-only facts that ``cmp parameters`` (plugin.yaml parameters.dynamic) announces for the UI.
+# They are not settings: a value set for one on an Application is ignored with a warning.
+INFO_RESOURCES = "dynamo-resources"
+INFO_SETTINGS = "effective-settings"
+INFO_PROBLEMS = "problems"
+READ_ONLY_NAMES = (INFO_RESOURCES, INFO_SETTINGS, INFO_PROBLEMS)
 
 # Origins of an option value, lowest precedence first.
 SIDECAR, APP_ENV, PARAMETER = 1, 2, 3
@@ -216,8 +234,17 @@ def resolve_options(env: Mapping[str, str]) -> tuple[dict[str, Value], list[Resu
                 continue
             param = by_suffix.get(key[len(prefix):])
             if param is None:
-                results.append(Result(f"unknown setting (valid: {_valid_env_names(prefix)})", field=key))
+                if origin == SIDECAR:
+                    # Only documented names are read from the sidecar's environment: Kubernetes
+                    # injects <SERVICE>_SERVICE_HOST, _PORT, ... for every Service in the namespace,
+                    # so a Service named dynamo-render must not break every Application.
+                    results.append(Result(f"not a dynamo-render setting; ignored (valid: {_valid_env_names(prefix)})",
+                                          severity=Severity.INFO, field=key))
+                else:
+                    results.append(Result(f"unknown setting (valid: {_valid_env_names(prefix)})", field=key))
                 continue
+            if env[key] == "":
+                continue  # an empty value means the default, as an unset one does
             values[param.name] = Value(env[key], origin, key)
 
     # Parameters: ARGOCD_APP_PARAMETERS is the canonical form; PARAM_* is read only without it.
@@ -228,6 +255,8 @@ def resolve_options(env: Mapping[str, str]) -> tuple[dict[str, Value], list[Resu
         params, problems = _parse_param_env(env)
     results.extend(problems)
     for name, text in params.items():
+        if text == "":
+            continue  # the UI sends an emptied field as "": the default applies
         values[name] = Value(text, PARAMETER, name)
 
     for name, value in values.items():
@@ -259,6 +288,9 @@ def _parse_app_parameters(raw: str) -> tuple[dict[str, str], list[Result]]:
             results.append(Result("expected an object with a name", field=where))
             continue
         name = entry["name"]
+        if name in READ_ONLY_NAMES:
+            results.append(_read_only(name))
+            continue
         if name not in PARAMETERS_BY_NAME:
             results.append(Result(f"unknown parameter (valid: {', '.join(PARAMETERS_BY_NAME)})", field=name))
             continue
@@ -274,6 +306,11 @@ def _parse_app_parameters(raw: str) -> tuple[dict[str, str], list[Result]]:
     return values, results
 
 
+def _read_only(label: str) -> Result:
+    return Result("read-only information announced by the plugin, not a setting; its value is ignored",
+                  severity=Severity.WARNING, field=label)
+
+
 def _parse_param_env(env: Mapping[str, str]) -> tuple[dict[str, str], list[Result]]:
     """``PARAM_<ESC(name)>`` variables, for runs without ARGOCD_APP_PARAMETERS."""
     by_env = {"PARAM_" + p.env_suffix: p.name for p in PARAMETERS}
@@ -283,6 +320,10 @@ def _parse_param_env(env: Mapping[str, str]) -> tuple[dict[str, str], list[Resul
         if not key.startswith("PARAM_"):
             continue
         name = by_env.get(key)
+        read_only = [n for n in READ_ONLY_NAMES if key == "PARAM_" + escape_param_name(n) or key.startswith("PARAM_" + escape_param_name(n) + "_")]
+        if name is None and read_only:
+            results.append(_read_only(key))
+            continue
         if name is None:
             results.append(Result(f"unknown parameter (valid: {', '.join(sorted(by_env))})", field=key))
             continue
@@ -430,6 +471,7 @@ class Plan:
     allow_empty: bool
     skip: frozenset[str]
     prune_last: bool = True
+    strict: bool = False
 
 
 def _files_below(path: str) -> list[str]:
@@ -566,7 +608,8 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
         or env.get("ARGOCD_APP_NAMESPACE", "")
         or "default"
     )
-    return Plan(settings, namespace, allow_empty, frozenset(skip), prune_last), results
+    strict = options["strict"].text == "true" if "strict" in options else settings.settings.strict
+    return Plan(settings, namespace, allow_empty, frozenset(skip), prune_last, strict), results
 
 
 def _parse_inline_document(value: Value) -> tuple[dict[str, Any] | None, list[Result]]:
@@ -608,11 +651,7 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
     if plan is None or any(r.is_error for r in results):
         return _fail(results, env, stderr)
 
-    files, problems = manifest_files(tree, set(plan.skip))
-    results.extend(problems)
-    sources, problems = read_manifests(files)
-    results.extend(problems)
-    documents, problems = load_sources(sources)
+    documents, problems, described = collect_documents(tree, plan, env)
     results.extend(problems)
     items: list[Item] = []
     for doc in documents:
@@ -625,6 +664,7 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
             results.append(problem.with_source(doc.file, doc.index))
         else:
             items.append(Item(doc.obj, doc.file, doc.index))
+    results.extend(renamed_after_render((i.obj, i.file, i.index) for i in items))
 
     # Render whatever was readable even when some files were not: every problem is reported.
     rendered = render_items(
@@ -637,14 +677,18 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
     results.extend(rendered.results)
     if not rendered.objects and not plan.allow_empty and not any(r.is_error for r in results):
         results.append(Result(
-            f"no objects to deploy in {tree.display(app)} (found {len(files)} manifest files); an empty result "
+            f"no objects to deploy in {tree.display(app)} ({described}); an empty result "
             "makes Argo CD prune the whole Application, so it is refused unless the allow-empty parameter is true"
         ))
+    if plan.strict:
+        results = [_strict(r) for r in results]
     if any(r.is_error for r in results):
         return _fail(results, env, stderr)
-    for result in results:
-        if result.severity is Severity.WARNING:
-            stderr.write(result.line() + "\n")
+    # On success Argo CD shows stderr nowhere but the sidecar's log (info level).
+    notes = [r.line() for r in results]
+    stderr.writelines(line + "\n" for line in notes[:MAX_REPORT_LINES])
+    if len(notes) > MAX_REPORT_LINES:
+        stderr.write(f"... and {len(notes) - MAX_REPORT_LINES} more\n")
     objects = rendered.objects
     if plan.prune_last:
         inputs = {id(item.obj) for item in items}
@@ -678,6 +722,121 @@ def with_prune_last(obj: dict[str, Any]) -> dict[str, Any]:
     annotations[SYNC_OPTIONS_ANNOTATION] = ",".join([*options, "PruneLast=true"])
     metadata["annotations"] = annotations
     return {**obj, "metadata": metadata}
+
+
+def _strict(result: Result) -> Result:
+    """With ``strict``, a warning fails the render like an error."""
+    if result.severity is not Severity.WARNING:
+        return result
+    return replace(result, severity=Severity.ERROR, message=f"{result.message} (a warning; strict is on)")
+
+
+# ---------------------------------------------------------------------------------------------
+# What the app folder holds: a kustomization's build, or its manifest files
+
+# The names kustomize looks for, in its order (api/konfig/general.go RecognizedKustomizationFileNames).
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+# Our own share of Argo CD's 60 s generate deadline for the build.
+KUSTOMIZE_TIMEOUT = 40.0
+MAX_TOOL_LINES = 20
+
+
+def find_kustomization(app: str) -> str | None:
+    """The app folder's own kustomization file, if it has one."""
+    for name in KUSTOMIZATION_FILES:
+        path = os.path.join(app, name)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def kustomize_command(env: Mapping[str, str]) -> list[str] | None:
+    """``kustomize build .`` when kustomize is on PATH, else ``kubectl kustomize .``."""
+    search = env.get("PATH", os.defpath)
+    kustomize = shutil.which("kustomize", path=search)
+    if kustomize:
+        return [kustomize, "build", "."]
+    kubectl = shutil.which("kubectl", path=search)
+    if kubectl:
+        return [kubectl, "kustomize", "."]
+    return None
+
+
+def kustomize_build(tree: Tree, kustomization: str, env: Mapping[str, str]) -> tuple[list[Document], list[Result]]:
+    """The objects ``kustomize build`` makes of the app folder, as documents of its kustomization.
+
+    Why: Argo CD builds a folder holding a kustomization instead of reading its files; with the
+    plugin named, the plugin must do the same, then render what the build produced. The build
+    runs in the app folder with the sidecar's environment and no standard input, as Argo CD
+    runs its own kustomize (no alpha plugins, no exec functions, no Helm).
+    """
+    display = tree.display(kustomization)
+    command = kustomize_command(env)
+    if command is None:
+        return [], [Result("the folder holds a kustomization, but neither kustomize nor kubectl is on PATH", file=display)]
+    try:
+        proc = subprocess.run(
+            command, cwd=tree.app, env=dict(env), stdin=subprocess.DEVNULL, capture_output=True, timeout=KUSTOMIZE_TIMEOUT, check=False
+        )
+    except subprocess.TimeoutExpired:
+        return [], [Result(f"{' '.join(os.path.basename(c) if i == 0 else c for i, c in enumerate(command))} "
+                           f"did not finish within {KUSTOMIZE_TIMEOUT:.0f} s", file=display)]
+    except OSError as err:
+        return [], [Result(f"cannot run {command[0]}: {err.strerror or err}", file=display)]
+    tool = " ".join([os.path.basename(command[0]), *command[1:]])
+    if proc.returncode != 0:
+        lines = [line.strip() for line in proc.stderr.decode("utf-8", errors="replace").splitlines() if line.strip()]
+        detail = "; ".join(lines[:MAX_TOOL_LINES]) or "no message"
+        return [], [Result(f"{tool} failed (exit {proc.returncode}): {detail}", file=display)]
+    text, problems = decode(proc.stdout, display)
+    if text is None:
+        return [], problems
+    return load_documents(text, display)
+
+
+def collect_documents(tree: Tree, plan: Plan, env: Mapping[str, str]) -> tuple[list[Document], list[Result], str]:
+    """The app folder's documents, its problems, and a few words on what was read."""
+    kustomization = find_kustomization(tree.app)
+    if kustomization is not None:
+        documents, results = kustomize_build(tree, kustomization, env)
+        return documents, results, f"kustomize build of {tree.display(kustomization)} gave {len(documents)} objects"
+    files, results = manifest_files(tree, set(plan.skip))
+    sources, problems = read_manifests(files)
+    results.extend(problems)
+    documents, problems = load_sources(sources)
+    results.extend(problems)
+    documents, problems = drop_non_manifests(documents)
+    results.extend(problems)
+    return documents, results, f"found {len(files)} manifest files"
+
+
+def _is_kubernetes_object(obj: Any) -> bool:
+    return isinstance(obj, dict) and bool(obj.get("apiVersion")) and bool(obj.get("kind"))
+
+
+def drop_non_manifests(documents: Sequence[Document]) -> tuple[list[Document], list[Result]]:
+    """Leave out YAML files that hold no Kubernetes object at all (a Helm ``values.yaml``).
+
+    Why: Argo CD's directory mode reads every YAML file of the folder but ignores one that is
+    not a Kubernetes manifest; a plugin that failed on it would fail apps that sync without it.
+    A file with at least one object keeps all its documents (a stray non-object next to
+    objects is the user's mistake and is reported). JSON files are not skipped, as Argo CD
+    does not skip them.
+    Mirrors: argo-cd reposerver/repository/repository.go findManifests (unrelated YAML ignored).
+    """
+    by_file: dict[str, list[Document]] = {}
+    for doc in documents:
+        by_file.setdefault(doc.file, []).append(doc)
+    ignored = {
+        file for file, docs in by_file.items()
+        if file.endswith((".yaml", ".yml")) and not any(_is_kubernetes_object(d.obj) for d in docs)
+    }
+    notes = [
+        Result("not a Kubernetes manifest (no document has apiVersion and kind); ignored, as Argo CD's directory mode "
+               "ignores it", severity=Severity.INFO, file=file)
+        for file in sorted(ignored)
+    ]
+    return [d for d in documents if d.file not in ignored], notes
 
 
 def _not_deployable(obj: Any) -> Result | None:
@@ -722,9 +881,87 @@ def _fail(results: Sequence[Result], env: Mapping[str, str], stderr: TextIO) -> 
 
 
 # ---------------------------------------------------------------------------------------------
+# parameters (plugin.yaml parameters.dynamic)
+
+
+def parameters(cwd: str, env: Mapping[str, str], stdout: TextIO) -> int:
+    """Announce, for the UI, the Dynamo resources the app folder holds and the settings in effect.
+
+    Argo CD runs the dynamic parameters command in the app folder with the build environment
+    but without ``ARGOCD_APP_NAMESPACE`` or ``KUBE_*``, so the namespace and the gates that
+    depend on the destination cluster are described, not resolved. The output is always a JSON
+    list of ParameterAnnouncements (exit 0); problems are announced too, since a failing
+    command only shows as a broken Parameters tab.
+    Mirrors the consumer side of: argo-cd reposerver/repository/repository.go
+    getPluginParamsAnnouncements (JSON list, dynamic before static).
+    """
+    app = os.path.realpath(cwd)
+    tree = Tree(resolve_repo_root(app, env), app)
+    options, results = resolve_options(env)
+    plan: Plan | None = None
+    if not any(r.is_error for r in results):
+        plan, problems = build_plan(tree, options, env)
+        results.extend(problems)
+    found: list[str] = []
+    if plan is not None:
+        documents, problems, _ = collect_documents(tree, plan, env)
+        results.extend(problems)
+        for doc in documents:
+            if is_dcd(doc.obj) or is_dgd(doc.obj):
+                found.append(f"{ResourceRef.of(doc.obj).short()} ({doc.file}:{doc.index})")
+
+    effective: dict[str, str] = {}
+    for param in PARAMETERS:
+        value = options.get(param.name)
+        if value is not None:
+            effective[param.name] = f"{value.text} (from the {ORIGIN_NAMES[value.origin]})"
+        elif param.name == "namespace":
+            configured = plan.settings.settings.namespace if plan is not None else None
+            effective[param.name] = f"{configured} (from the config file)" if configured else "the destination namespace"
+        elif param.name == "strict" and plan is not None and plan.strict:
+            effective[param.name] = "true (from the config file)"
+        elif param.default:
+            effective[param.name] = f"{param.default} (default)"
+    if plan is not None:
+        source = plan.settings.config.operator_config_source
+        effective["operator configuration"] = "as given" if source == "given" else "the operator Helm chart defaults"
+
+    out: list[dict[str, Any]] = [
+        {
+            "name": INFO_RESOURCES,
+            "title": f"Dynamo resources found: {len(found)} (read-only)",
+            "tooltip": "DynamoComponentDeployments and DynamoGraphDeployments the plugin renders in this folder",
+            "collectionType": "array",
+            "array": found,
+        },
+        {
+            "name": INFO_SETTINGS,
+            "title": "Settings in effect (read-only)",
+            "tooltip": "Each plugin setting and where its value comes from; gates set to auto follow the destination "
+            "cluster's APIs at generate time",
+            "collectionType": "map",
+            "map": effective,
+        },
+    ]
+    problems = [r.line() for r in results if r.severity is not Severity.INFO]
+    if problems:
+        out.append({
+            "name": INFO_PROBLEMS,
+            "title": f"Problems: {len(problems)} (read-only)",
+            "tooltip": "What generate would report for this folder's settings and files (rendering not included)",
+            "collectionType": "array",
+            "array": problems[:MAX_REPORT_LINES],
+        })
+    stdout.write(json.dumps(out, indent=None, separators=(",", ":")) + "\n")
+    stdout.flush()
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
 # Entry point
 
 USAGE = """usage: dynamo-render cmp generate
+       dynamo-render cmp parameters
 
 Argo CD config-management plugin command; run by argocd-cmp-server in the application folder.
 Settings come from the Application's plugin parameters and env; see argocd/plugin.yaml.
@@ -744,6 +981,8 @@ def main(argv: Sequence[str]) -> int:
     if list(argv) in (["-h"], ["--help"], ["help"]):
         sys.stdout.write(USAGE)
         return 0
+    if list(argv) == ["parameters"]:
+        return parameters(os.getcwd(), os.environ, sys.stdout)
     if list(argv) != ["generate"]:
         sys.stderr.write(USAGE)
         return EXIT_USAGE

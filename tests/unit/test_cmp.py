@@ -354,8 +354,10 @@ def test_operator_config_errors_name_the_file_in_the_repository(repo: Path) -> N
 @pytest.mark.parametrize(
     ("text", "line"),
     [
-        ("- just\n- a list\n", "apps/web/junk.yaml:0: [error]: not a Kubernetes object (expected a mapping"),
-        ("name: values\nreplicas: 3\n", "apps/web/junk.yaml:0: [error]: not a Kubernetes object (apiVersion and kind are required)"),
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n- just\n- a list\n",
+         "apps/web/junk.yaml:1: [error]: not a Kubernetes object (expected a mapping"),
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\nname: values\nreplicas: 3\n",
+         "apps/web/junk.yaml:1: [error]: not a Kubernetes object (apiVersion and kind are required)"),
         ("apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n", "apps/web/junk.yaml:0: [error] ConfigMap/<unnamed> metadata.name: metadata.name is required"),
         (
             "apiVersion: config.dynamo-render.dev/v1alpha1\nkind: DynamoRenderConfig\nmetadata:\n  name: s\nspec: {}\n",
@@ -369,6 +371,33 @@ def test_documents_argo_cd_could_not_apply_are_errors(repo: Path, text: str, lin
     code, _, err = run(repo / "apps" / "web", app_env())
     assert code == 1
     assert line in err, err
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("values.yaml", "replicaCount: 3\nimage:\n  tag: v1\n"),
+        ("list.yml", "- just\n- a list\n"),
+        ("two.yaml", "a: 1\n---\nb: 2\n"),
+        ("kind-only.yaml", "kind: Component\nresources: []\n"),
+    ],
+    ids=["helm-values", "list", "two-documents", "kind-without-apiversion"],
+)
+def test_yaml_files_without_kubernetes_objects_are_ignored_with_a_note(repo: Path, name: str, text: str) -> None:
+    """Argo CD's directory mode ignores YAML that is not a manifest (findManifests)."""
+    write(repo / "apps" / "web" / name, text)
+    code, objects, err = run(repo / "apps" / "web", app_env())
+    assert code == 0, err
+    assert [o["kind"] for o in objects] == COMPANIONS + ["Deployment", "Service"]
+    assert f"apps/web/{name}: [info]: not a Kubernetes manifest (no document has apiVersion and kind); ignored" in err
+
+
+def test_a_json_file_that_is_not_an_object_is_still_an_error(repo: Path) -> None:
+    """Argo CD does not skip JSON files: it fails to unmarshal them."""
+    write(repo / "apps" / "web" / "package.json", '{"name": "x"}')
+    code, _, err = run(repo / "apps" / "web", app_env())
+    assert code == 1
+    assert "apps/web/package.json:0: [error]: not a Kubernetes object (apiVersion and kind are required)" in err
 
 
 def test_local_config_documents_are_dropped(repo: Path) -> None:
@@ -392,7 +421,7 @@ def test_invalid_utf8_and_every_dcd_problem_are_reported_together(repo: Path) ->
 
 def test_report_is_capped(repo: Path) -> None:
     for i in range(cmp.MAX_REPORT_LINES + 5):
-        write(repo / "apps" / "web" / f"junk-{i:03d}.yaml", "name: values\n")
+        write(repo / "apps" / "web" / f"junk-{i:03d}.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n")
     code, _, err = run(repo / "apps" / "web", app_env())
     assert code == 1
     lines = err.splitlines()

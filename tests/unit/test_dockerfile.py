@@ -64,7 +64,7 @@ def parse(text: str) -> tuple[dict[str, str], list[Stage]]:
     stages: list[Stage] = []
     for keyword, rest in instructions(text):
         if keyword == "FROM":
-            words = rest.split()
+            words = [w for w in rest.split() if not w.startswith("--")]  # --platform=...
             image = re.sub(r"\$\{(\w+)\}|\$(\w+)", lambda m: args.get(m.group(1) or m.group(2), m.group(0)), words[0])
             name = words[2] if len(words) == 3 and words[1].upper() == "AS" else ""
             stages.append(Stage(image, name))
@@ -114,8 +114,25 @@ def test_multi_stage_from_a_pinned_slim_python() -> None:
     assert len(STAGES) >= 2, "build in one stage, run from another"
     for stage in STAGES:
         assert image_problem(stage.image) is None, image_problem(stage.image)
-        assert "slim" in stage.image
+    for stage in (BUILD, FINAL):
+        assert "slim" in stage.image and stage.image.startswith("python:")
     assert BUILD.name, "the build stage is named so the final stage can copy from it"
+
+
+def test_kustomize_stage_installs_the_version_ci_installs_for_the_target_architecture() -> None:
+    """The plugin runs kustomize for app folders with a kustomization; the image ships it."""
+    from tests.tools import KUSTOMIZE_MODULE, KUSTOMIZE_VERSION
+
+    (stage,) = [s for s in STAGES if s.name == "kustomize"]
+    assert stage.image.startswith("golang:")
+    assert ARGS["KUSTOMIZE_VERSION"] == KUSTOMIZE_VERSION
+    (run,) = stage.all("RUN")
+    assert f"go install {KUSTOMIZE_MODULE}@${{KUSTOMIZE_VERSION}}" in run
+    assert "GOARCH=$TARGETARCH" in run and "CGO_ENABLED=0" in run, "a static binary for the target platform"
+    assert "/out/kustomize" in run
+    assert "--from=kustomize /out/kustomize /opt/dynamo-render/bin/kustomize" in FINAL.all("COPY")
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert f"{KUSTOMIZE_MODULE}@{KUSTOMIZE_VERSION}" in ci, ".ci/run installs the same kustomize"
 
 
 def test_final_stage_runs_as_numeric_uid_999() -> None:

@@ -1,0 +1,112 @@
+"""Which objects a render made: the marker on rendered objects, and what it lets us check.
+
+kpt keeps a function's output in the package: the next ``kpt fn eval`` or ``kpt fn render``
+sees last run's rendered objects among its inputs. So every object the KRM function renders
+carries two annotations:
+
+- ``dynamo-render.dev/rendered-from``: the source that rendered it, ``Kind/namespace/name``;
+- ``dynamo-render.dev/rendered-as``: its own ``namespace/name`` when rendered (``name`` for a
+  cluster-scoped object).
+
+With them a re-run can tell its own earlier output from hand-written objects: it replaces what
+a present source renders again, prunes what no source renders any more (a renamed or deleted
+DCD), and refuses to overwrite a hand-written object whose name a rendered one would take. An
+object whose current name or namespace differs from ``rendered-as`` was renamed after the
+render (an overlay's ``namePrefix`` or ``namespace``), which leaves the rendered environment
+(``DYN_NAMESPACE``, ``DYN_PARENT_DGD_K8S_NAMESPACE``, Service names in commands) pointing at the
+old names: that is a warning wherever one of our front ends sees such an object.
+
+Mirrors the role of: kpt's ``config.kubernetes.io/...`` inventory and ``kpt live`` prune (an
+object owned by one applier is pruned by it), applied to function output in a package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from renderer.results import ResourceRef, Result, Severity
+
+RENDERED_FROM_ANNOTATION = "dynamo-render.dev/rendered-from"
+RENDERED_AS_ANNOTATION = "dynamo-render.dev/rendered-as"
+
+
+def _meta(obj: Any) -> dict[str, Any]:
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    return meta if isinstance(meta, dict) else {}
+
+
+def _annotations(obj: Any) -> dict[str, Any]:
+    annotations = _meta(obj).get("annotations")
+    return annotations if isinstance(annotations, dict) else {}
+
+
+def object_name(obj: Any) -> str:
+    """``namespace/name``, or ``name`` for an object without a namespace."""
+    meta = _meta(obj)
+    name, namespace = str(meta.get("name") or ""), str(meta.get("namespace") or "")
+    return f"{namespace}/{name}" if namespace else name
+
+
+def source_key(source: Any, default_namespace: str) -> str:
+    """How a rendered object names its source: ``Kind/namespace/name``."""
+    meta = _meta(source)
+    kind = source.get("kind") if isinstance(source, dict) else ""
+    namespace = str(meta.get("namespace") or default_namespace)
+    return f"{kind}/{namespace}/{meta.get('name') or ''}"
+
+
+def rendered_from(obj: Any) -> str | None:
+    """The source an earlier render made this object from; None for anything else."""
+    value = _annotations(obj).get(RENDERED_FROM_ANNOTATION)
+    return value if isinstance(value, str) and value else None
+
+
+def mark(obj: dict[str, Any], source: str) -> dict[str, Any]:
+    """A copy of a rendered object carrying the ownership marker."""
+    meta = dict(_meta(obj))
+    annotations = dict(_annotations(obj))
+    annotations[RENDERED_FROM_ANNOTATION] = source
+    annotations[RENDERED_AS_ANNOTATION] = object_name(obj)
+    meta["annotations"] = annotations
+    return {**obj, "metadata": meta}
+
+
+def renamed_after_render(objects: Iterable[tuple[Any, str, int | None]]) -> list[Result]:
+    """A warning for each rendered object whose name or namespace changed after the render.
+
+    ``objects`` are ``(object, file, index)``. Only objects carrying the marker are checked.
+    """
+    results: list[Result] = []
+    for obj, file, index in objects:
+        annotations = _annotations(obj)
+        was = annotations.get(RENDERED_AS_ANNOTATION)
+        if not isinstance(was, str) or not rendered_from(obj):
+            continue
+        now = object_name(obj)
+        if now == was:
+            continue
+        results.append(
+            Result(
+                f"rendered as {was} but now named {now}: something renamed it after dynamo-render ran (a kustomize "
+                "namePrefix, nameSuffix or namespace?), so the names rendered into its pods (DYN_NAMESPACE, "
+                "DYN_PARENT_DGD_K8S_NAMESPACE, Service hosts) still point at the old ones; run dynamo-render after "
+                "the transformers that rename (in the overlay), not before them",
+                severity=Severity.WARNING,
+                resource=ResourceRef.of(obj),
+                file=file,
+                index=index,
+            )
+        )
+    return results
+
+
+__all__ = [
+    "RENDERED_AS_ANNOTATION",
+    "RENDERED_FROM_ANNOTATION",
+    "mark",
+    "object_name",
+    "renamed_after_render",
+    "rendered_from",
+    "source_key",
+]
