@@ -42,6 +42,8 @@ from renderer.admission.api import (
     validate_shared_spec,
 )
 from renderer.config import RenderConfig
+from renderer.graph.dyn_deployment_config import ENV_NAME as DYN_DEPLOYMENT_CONFIG_ENV
+from renderer.graph.dyn_deployment_config import apply_dyn_deployment_config
 from renderer.graph.gohash import dcd_spec_go_json
 from renderer.pod.merge import merge_envs
 from renderer.pod.naming import compute_dynamo_namespace
@@ -399,14 +401,6 @@ def validate_dgd(dgd: DGD, config: RenderConfig) -> list[Result]:
         epp_config = component.raw.get("eppConfig")
         if component.type == consts.COMPONENT_TYPE_EPP and isinstance(epp_config, dict) and isinstance(epp_config.get("config"), dict):
             out.extend(epp.check_endpoint_picker_config(epp_config["config"], f"{component.path}.eppConfig.config"))
-        main = _main_container(component.pod_template)
-        if main is not None and any(e.get("name") == "DYN_DEPLOYMENT_CONFIG" for e in main.get("env") or []):
-            out.append(
-                unsupported(
-                    f"{component.path}.podTemplate.spec.containers[main].env[DYN_DEPLOYMENT_CONFIG]",
-                    "the legacy DYN_DEPLOYMENT_CONFIG rewrite",
-                ).to_result()
-            )
 
     if spec.restart is not None and spec.restart.strategy is not None and spec.restart.strategy.order:
         out.extend(_validate_restart_order(spec.restart.strategy, [c.name for c in dgd.components]))
@@ -678,6 +672,9 @@ def generate_dcds(dgd: DGD, worker_hash: str) -> list[tuple[Component, dict[str,
         if component.type == consts.COMPONENT_TYPE_PLANNER:
             template["spec"]["serviceAccountName"] = consts.PLANNER_SERVICE_ACCOUNT_NAME
 
+        # The legacy DYN_DEPLOYMENT_CONFIG (DGD or component env) sets the main container's resources.
+        apply_dyn_deployment_config(spec, component.name, component.type, _dyn_config_field(dgd, component))
+
         metadata: dict[str, Any] = {"name": name, "namespace": dgd.namespace, "labels": labels}
         if metadata_annotations:
             metadata["annotations"] = metadata_annotations
@@ -693,6 +690,19 @@ def generate_dcds(dgd: DGD, worker_hash: str) -> list[tuple[Component, dict[str,
         dcd = {"apiVersion": consts.V1BETA1, "kind": consts.DCD_KIND, "metadata": metadata, "spec": spec}
         out.append((component, dcd))
     return out
+
+
+def _dyn_config_field(dgd: DGD, component: Component) -> str:
+    """Where the DYN_DEPLOYMENT_CONFIG a generated DCD carries was written (component env wins)."""
+    pod = (component.pod_template or {}).get("spec") or {}
+    for c, container in enumerate(pod.get("containers") or []):
+        if container.get("name") != consts.MAIN_CONTAINER_NAME:
+            continue
+        for e, env in enumerate(container.get("env") or []):
+            if env.get("name") == DYN_DEPLOYMENT_CONFIG_ENV:
+                return f"{component.path}.podTemplate.spec.containers[{c}].env[{e}].value"
+    index = next((i for i, env in enumerate(dgd.env) if env.get("name") == DYN_DEPLOYMENT_CONFIG_ENV), 0)
+    return f"spec.env[{index}].value"
 
 
 def _component_spec_dict(component: Component) -> dict[str, Any]:

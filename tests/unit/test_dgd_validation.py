@@ -230,10 +230,29 @@ def test_metadata_problems_stop_the_dgd() -> None:
     assert results and all(r.is_error for r in results)
 
 
-def test_legacy_deployment_config_env_is_not_ported() -> None:
+def test_component_deployment_config_wins_over_the_dgd_one() -> None:
+    # graph.go applyDGDTemplateDefaults merges DGD env under the component's, then
+    # applyDynDeploymentConfig reads the main container's value
     worker = component()
-    worker["podTemplate"]["spec"]["containers"][0]["env"] = [{"name": "DYN_DEPLOYMENT_CONFIG", "value": "{}"}]
-    assert any("DYN_DEPLOYMENT_CONFIG" in m and "not supported yet" in m for m in messages(dgd(worker)))
+    worker["podTemplate"]["spec"]["containers"][0]["env"] = [
+        {"name": "DYN_DEPLOYMENT_CONFIG", "value": '{"worker":{"ServiceArgs":{"resources":{"gpu":"4"}}}}'}
+    ]
+    obj = dgd(worker, env=[{"name": "DYN_DEPLOYMENT_CONFIG", "value": '{"worker":{"ServiceArgs":{"resources":{"gpu":"2"}}}}'}])
+    found, results = parsed(obj)
+    assert found is not None, results
+    (_, dcd), = generate_dcds(found, "hash1234")
+    main = dcd["spec"]["podTemplate"]["spec"]["containers"][0]
+    assert main["resources"]["limits"]["nvidia.com/gpu"] == "4"
+
+
+def test_deployment_config_error_names_where_it_was_written() -> None:
+    obj = dgd(component(), env=[{"name": "A", "value": "1"}, {"name": "DYN_DEPLOYMENT_CONFIG", "value": '{"worker":3}'}])
+    found, _ = parsed(obj)
+    assert found is not None
+    with pytest.raises(RenderError) as err:
+        generate_dcds(found, "hash1234")
+    assert err.value.field == "spec.env[1].value"
+    assert "into Go value of type dynamo.DynDeploymentServiceConfig" in err.value.message
 
 
 def test_workers_without_a_known_backend_are_skipped() -> None:
