@@ -394,6 +394,7 @@ class Gates(_Strict):
     lws: bool | None = None
     grove: bool | None = None
     checkpoint: bool | None = None
+    dra: bool | None = None
 
 
 class RenderSettings(_Strict):
@@ -436,6 +437,8 @@ class RenderConfig:
     api_versions: tuple[str, ...] | None = None
     emit: str = "workloads"
     scaling_adapters: bool = False
+    # DRA (resource.k8s.io/v1): needed by GPU Memory Service; on unless known to be off.
+    dra_enabled: bool = True
 
 
 LWS_GROUP = "leaderworkerset.x-k8s.io"
@@ -487,6 +490,32 @@ def resolve_lws_gate(
     return True, "", results
 
 
+DRA_GROUP_VERSION = "resource.k8s.io/v1"
+
+
+def resolve_dra_gate(configured: bool | None, plugin_setting: bool | None, api_versions: list[str] | None) -> tuple[bool, list[Result]]:
+    """The DRA feature gate: the operator config, else the plugin setting, else whether the
+    cluster serves resource.k8s.io/v1 (on when unknown). An explicit ``true`` without the API
+    stops the operator at start-up.
+
+    Mirrors: internal/features/gates.go New (DRA block)
+    """
+    served = None
+    if api_versions is not None:
+        served = any(v.strip() == DRA_GROUP_VERSION or v.strip().startswith(DRA_GROUP_VERSION + "/") for v in api_versions)
+    if configured is not None:
+        if configured and served is False:
+            return configured, [Result(
+                "DRA is explicitly enabled in config but the resource.k8s.io/v1 API was not detected in the cluster "
+                "(requires Kubernetes 1.34+)",
+                field="dra.enabled",
+            )]
+        return configured, []
+    if plugin_setting is not None:
+        return plugin_setting, []
+    return served is not False, []
+
+
 def build_render_config(
     operator: OperatorConfiguration | None,
     settings: RenderSettings | None = None,
@@ -535,7 +564,10 @@ def build_render_config(
             grove = versions is not None and _serves_group(versions, "grove.io")
     else:
         grove = settings.gates.grove if settings.gates.grove is not None else bool(operator.orchestrators.grove.enabled)
+    dra, dra_problems = resolve_dra_gate(operator.dra.enabled, settings.gates.dra, versions)
+    results.extend(dra_problems)
     config = RenderConfig(
+        dra_enabled=dra,
         operator=operator,
         lws_enabled=lws,
         lws_reason=reason,

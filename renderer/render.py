@@ -203,6 +203,7 @@ def render_graph(dgd: DGD, config: RenderConfig, cluster: ClusterState) -> list[
     dgd_shared_resources_reconciler.go Reconcile
     """
     from renderer.graph.dgd import dcd_as_written, generate_dcds
+    from renderer.graph.gms_claims import render_gms_claim_templates
 
     objects: list[dict[str, Any]] = []
     operator = config.operator
@@ -218,6 +219,9 @@ def render_graph(dgd: DGD, config: RenderConfig, cluster: ClusterState) -> list[
             )
     if is_k8s_discovery_enabled(operator.discovery.backend, dgd.annotations):
         objects += companions.discovery_rbac(dgd.name, dgd.namespace)
+
+    # GPU Memory Service: one ResourceClaimTemplate per GMS component (DRA required).
+    objects += render_gms_claim_templates(dgd, config, cluster)
 
     # EPP resources: its config, the InferencePool and, with the Istio mesh, a DestinationRule.
     epp_component = next((c for c in dgd.components if c.type == consts.COMPONENT_TYPE_EPP), None)
@@ -430,7 +434,11 @@ def stream_items(
         owners.append((dcd.ref, item, needed_references(dcd.ref, objects)))
         # Companions the graph controller would create: before the workload, as it creates them.
         if config.companions:
-            objects = render_standalone_companions(dcd, config) + objects
+            try:
+                objects = render_standalone_companions(dcd, config, cluster) + objects
+            except RenderError as err:
+                results.append(err.to_result(dcd.ref).with_source(item.file, item.index))
+                continue
         # Objects the API server would refuse are errors, never output.
         refused = apiserver.refusals(objects)
         if refused:

@@ -612,7 +612,6 @@ def validate_shared_spec(
     if main_index >= 0:
         out.extend(_elastic_ep_requires_command(containers[main_index], main_index, prefix, ctx.backend_framework))
 
-    out.extend(_not_supported_yet(spec, pod_template, prefix, ctx.backend_framework))
     return out
 
 
@@ -765,19 +764,6 @@ def _elastic_ep_requires_command(main: dict[str, Any], main_index: int, prefix: 
             field=f"{prefix}.podTemplate.spec.containers[{main_index}].command",
         )
     ]
-
-
-def _not_supported_yet(
-    spec: DynamoComponentDeploymentSharedSpec, pod_template: dict[str, Any] | None, prefix: str, backend_framework: str
-) -> list[Result]:
-    """Features whose operator behaviour is not ported yet: always an error, never ignored."""
-    out: list[Result] = []
-    experimental = spec.experimental
-    if experimental is not None and experimental.gpu_memory_service is not None:
-        out.append(unsupported(f"{prefix}.experimental.gpuMemoryService", "GPU Memory Service pod shaping").to_result())
-    if experimental is not None and experimental.failover is not None:
-        out.append(unsupported(f"{prefix}.experimental.failover", "engine failover pod shaping").to_result())
-    return out
 
 
 def _ignored_fields(spec: DynamoComponentDeploymentSharedSpec, prefix: str, standalone: bool) -> list[Result]:

@@ -375,6 +375,18 @@ def validate_dgd(dgd: DGD, config: RenderConfig) -> list[Result]:
     for component in dgd.components:
         if not component.name:
             error("required field missing", f"{component.path}.name")
+        gms_spec = component.spec.experimental.gpu_memory_service if component.spec.experimental is not None else None
+        if gms_spec is not None and gms_spec.mode == "InterPod":
+            # Inter-pod GMS runs its weight servers in a Grove scaling group, for vLLM only.
+            mode_path = f"{component.path}.experimental.gpuMemoryService.mode"
+            error(f"Forbidden: {grove_requirement}", mode_path)
+            if spec.backend_framework != consts.BACKEND_VLLM:
+                detected = spec.backend_framework or "<unset>"
+                error(
+                    f'Invalid value: "{gms_spec.mode}": the inter-pod GMS layout is currently supported only for vLLM '
+                    f"(detected backend: {detected})",
+                    mode_path,
+                )
         power = (((component.pod_template or {}).get("metadata") or {}).get("annotations") or {}).get(GPU_POWER_LIMIT_ANNOTATION)
         if power is not None:
             power_path = f"{component.path}.podTemplate.metadata.annotations[{GPU_POWER_LIMIT_ANNOTATION}]"

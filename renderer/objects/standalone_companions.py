@@ -16,12 +16,15 @@ The conditions are the DGD controller's, evaluated on the DCD:
   mode, where the DGD controller creates them. Intended difference: the DGD controller creates
   the planner's for every graph; here it comes only with a planner DCD, whose pods use it (and
   the EPP's with an EPP DCD, as the DGD controller does);
+- the GPU Memory Service ResourceClaimTemplate ``<parent>-<component>-gpu`` for an intra-pod
+  GMS DCD, whose pods claim their GPUs from it (only when the DRA gate is on);
 - the wait-for-leader ConfigMap for a multinode DCD.
 
 Two DCDs with the same parent yield the same objects; the bundle renderer emits them once.
 
 Mirrors: internal/controller/dgd_rbac_reconciler.go, dgd_discovery_reconciler.go,
-dgd_wait_for_leader_reconciler.go (builders in renderer.objects.companions).
+dgd_gms_resource_claims_reconciler.go, dgd_wait_for_leader_reconciler.go (builders in
+renderer.objects.companions and renderer.pod.gms).
 """
 
 from __future__ import annotations
@@ -32,10 +35,12 @@ from renderer.objects import companions
 from renderer import consts
 from renderer.admission.api import DCD
 from renderer.config import RenderConfig
-from renderer.pod.labels import is_k8s_discovery_enabled, parent_name
+from renderer.cluster.state import EMPTY, ClusterState
+from renderer.pod import gms
+from renderer.pod.labels import component_name, is_k8s_discovery_enabled, parent_name
 
 
-def render_standalone_companions(dcd: DCD, config: RenderConfig) -> list[dict[str, Any]]:
+def render_standalone_companions(dcd: DCD, config: RenderConfig, cluster: ClusterState = EMPTY) -> list[dict[str, Any]]:
     """The objects the graph controller's shared-resource steps would create for this DCD, in its order."""
     operator = config.operator
     parent = parent_name(dcd)
@@ -55,6 +60,17 @@ def render_standalone_companions(dcd: DCD, config: RenderConfig) -> list[dict[st
     # Kubernetes discovery: ServiceAccount, Role and RoleBinding named after the parent.
     if is_k8s_discovery_enabled(operator.discovery.backend, dcd.pod_template_annotations):
         objects += companions.discovery_rbac(parent, dcd.namespace)
+
+    # Intra-pod GPU Memory Service: the claim template its pods reference.
+    experimental = dcd.spec.experimental
+    gms_spec = experimental.gpu_memory_service if experimental is not None else None
+    if gms_spec is not None and gms_spec.mode != gms.MODE_INTER_POD and config.dra_enabled:
+        resources = (dcd.main_container() or {}).get("resources") or {}
+        template = gms.component_claim_template(
+            parent, dcd.namespace, component_name(dcd), gms_spec.device_class_name, resources, cluster
+        )
+        if template is not None:
+            objects.append(template)
 
     # vLLM multiprocessing workers wait for their leader with the operator's script.
     if dcd.spec.is_multinode:

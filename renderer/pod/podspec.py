@@ -19,6 +19,7 @@ from typing import Any
 from renderer import consts
 from renderer.admission.api import DCD
 from renderer.pod.backends import BackendContext, get_backend
+from renderer.pod import failover, gms
 from renderer.pod.checkpoint import CheckpointInfo, apply_probe_cadence
 from renderer.cluster.state import ClusterState
 from renderer.pod.components import ComponentContext, base_container, base_pod_spec, frontend_container
@@ -407,4 +408,15 @@ def generate_base_pod_spec(
 
     if annotations.get(consts.ANNOTATION_DISABLE_IMAGE_PULL_SECRET_DISCOVERY) != consts.LABEL_VALUE_TRUE:
         resolve_image_pull_secrets(pod_spec, dcd, cluster)
+
+    # Intra-pod GMS: the GPUs become a shared DRA claim and the GMS server joins the pod
+    # (inter-pod GMS wires its weight-server pods on the Grove pathway instead).
+    experimental = dcd.spec.experimental
+    gms_spec = experimental.gpu_memory_service if experimental is not None else None
+    if gms_spec is not None and gms_spec.mode != gms.MODE_INTER_POD:
+        gms.apply_intra_pod_gms(pod_spec, list(gms_spec.extra_client_containers or []), parent, component_name(dcd))
+
+    # Intra-pod failover clones the (GMS-shaped) main container into two engines.
+    if experimental is not None and experimental.failover is not None and failover.is_intra_pod(experimental.failover.mode):
+        failover.build_failover_pod(pod_spec, number_of_nodes, framework)
     return pod_spec

@@ -40,11 +40,9 @@ GMS = "spec.experimental.gpuMemoryService"
 FAILOVER = "spec.experimental.failover"
 ONE_GPU = {"containers": [{"name": "main", "image": "img:1", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}
 HALF_GPU = {"containers": [{"name": "main", "image": "img:1", "resources": {"requests": {"gpu.example.com": "500m"}}}]}
-UNSUPPORTED_GMS = f"{GMS}: not supported yet: {GMS} (GPU Memory Service pod shaping)"
-UNSUPPORTED_FAILOVER = f"{FAILOVER}: not supported yet: {FAILOVER} (engine failover pod shaping)"
 
 EXPERIMENTAL_CASES = [
-    ("gms-valid-worker", "worker", ONE_GPU, {"gpuMemoryService": {}}, [UNSUPPORTED_GMS]),
+    ("gms-valid-worker", "worker", ONE_GPU, {"gpuMemoryService": {}}, []),
     (
         "gms-frontend-without-gpu",
         "frontend",
@@ -53,7 +51,6 @@ EXPERIMENTAL_CASES = [
         [
             f"{GMS}: Forbidden: GPU memory service is only supported for worker, prefill, or decode components",
             f"{GMS}: Forbidden: GPU memory service requires podTemplate.spec.containers[main].resources.limits.nvidia.com/gpu >= 1",
-            UNSUPPORTED_GMS,
         ],
     ),
     (
@@ -61,7 +58,7 @@ EXPERIMENTAL_CASES = [
         "decode",
         HALF_GPU,
         {"gpuMemoryService": {}},
-        [f"{GMS}: Forbidden: GPU memory service requires podTemplate.spec.containers[main].resources.limits.nvidia.com/gpu >= 1", UNSUPPORTED_GMS],
+        [f"{GMS}: Forbidden: GPU memory service requires podTemplate.spec.containers[main].resources.limits.nvidia.com/gpu >= 1"],
     ),
     (
         "gms-extra-clients",
@@ -71,7 +68,6 @@ EXPERIMENTAL_CASES = [
         [
             f'{GMS}.extraClientContainers[1]: Duplicate value: "loader"',
             f'{GMS}.extraClientContainers[2]: Invalid value: "ghost": does not name a container in podTemplate.spec.containers',
-            UNSUPPORTED_GMS,
         ],
     ),
     (
@@ -79,7 +75,7 @@ EXPERIMENTAL_CASES = [
         "worker",
         ONE_GPU,
         {"gpuMemoryService": {"mode": "IntraPod"}, "failover": {"mode": "InterPod"}},
-        [f'{FAILOVER}.mode: Invalid value: "InterPod": must match gpuMemoryService.mode "IntraPod"', UNSUPPORTED_GMS, UNSUPPORTED_FAILOVER],
+        [f'{FAILOVER}.mode: Invalid value: "InterPod": must match gpuMemoryService.mode "IntraPod"'],
     ),
     (
         "inter-pod-failover-fractional-gpu-on-planner",
@@ -91,8 +87,6 @@ EXPERIMENTAL_CASES = [
             f"{GMS}: Forbidden: GPU memory service requires podTemplate.spec.containers[main].resources.limits.nvidia.com/gpu >= 1",
             f'{FAILOVER}: Forbidden: failed to read main-container GPU limit: GPU resource "gpu.example.com" quantity "500m" must be a whole number',
             f'{FAILOVER}: Forbidden: GMS failover is not supported for component type "planner"',
-            UNSUPPORTED_GMS,
-            UNSUPPORTED_FAILOVER,
         ],
     ),
     (
@@ -107,7 +101,7 @@ EXPERIMENTAL_CASES = [
         "worker",
         ONE_GPU,
         {"gpuMemoryService": {"mode": "InterPod"}, "checkpoint": {"enabled": False, "job": {"gmsClientContainers": ["saver"]}}},
-        ["spec.experimental.checkpoint.job.gmsClientContainers: Forbidden: is only supported with gpuMemoryService.mode=IntraPod", UNSUPPORTED_GMS],
+        ["spec.experimental.checkpoint.job.gmsClientContainers: Forbidden: is only supported with gpuMemoryService.mode=IntraPod"],
     ),
     (
         "checkpoint-with-inter-pod-gms-and-failover",
@@ -118,8 +112,6 @@ EXPERIMENTAL_CASES = [
             "spec.experimental.checkpoint: Forbidden: checkpoint functionality is disabled in the operator configuration",
             "spec.experimental.checkpoint: Forbidden: Snapshot with gpuMemoryService.mode=InterPod is unsupported",
             "spec.experimental.checkpoint: Forbidden: Snapshot with active/passive failover is temporarily unsupported",
-            UNSUPPORTED_GMS,
-            UNSUPPORTED_FAILOVER,
         ],
     ),
 ]
