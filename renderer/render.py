@@ -343,6 +343,31 @@ def is_dgd(obj: Any) -> bool:
     )
 
 
+def is_dgdr(obj: Any) -> bool:
+    return isinstance(obj, dict) and obj.get("kind") == DGDR_KIND and str(obj.get("apiVersion", "")).startswith(
+        consts.DYNAMO_GROUP + "/"
+    )
+
+
+DGDR_KIND = "DynamoGraphDeploymentRequest"
+
+
+def dgdr_note(obj: dict[str, Any]) -> Result:
+    """A DynamoGraphDeploymentRequest is passed through: its DGD comes from a profiling run.
+
+    The operator's request controller runs a profiling Job on the cluster's GPUs and then
+    creates a DynamoGraphDeployment from the profiler's output; neither can happen offline.
+    Mirrors: internal/controller/dynamographdeploymentrequest_controller.go (not rendered)
+    """
+    return Result(
+        "passed through unchanged: the operator would run a profiling job for this request and create a "
+        "DynamoGraphDeployment from its results, which cannot happen offline; to manage the graph in Git, "
+        "commit the DynamoGraphDeployment the request produced (or that the profiler writes out) and render that",
+        severity=Severity.WARNING,
+        resource=ResourceRef.of(obj),
+    )
+
+
 def render_items(
     items: Iterable[Item],
     config: RenderConfig,
@@ -416,6 +441,10 @@ def stream_items(
             yield from _unique(objects, seen, emitted, default_namespace)
             if keep_sources:
                 passthrough.append(obj)
+            continue
+        if is_dgdr(obj):
+            passthrough.append(obj)
+            results.append(dgdr_note(obj).with_source(item.file, item.index))
             continue
         if not is_dcd(obj):
             passthrough.append(obj)

@@ -56,6 +56,7 @@ CRD_FILES: dict[tuple[str, str], str] = {
     ("nvidia.com", "DynamoComponentDeployment"): "nvidia.com_dynamocomponentdeployments.yaml",
     ("nvidia.com", "DynamoGraphDeployment"): "nvidia.com_dynamographdeployments.yaml",
     ("nvidia.com", "DynamoGraphDeploymentScalingAdapter"): "nvidia.com_dynamographdeploymentscalingadapters.yaml",
+    ("nvidia.com", "DynamoGraphDeploymentRequest"): "nvidia.com_dynamographdeploymentrequests.yaml",
     ("inference.networking.k8s.io", "InferencePool"): "inference.networking.k8s.io_inferencepools.v1.2.0.yaml",
 }
 
