@@ -79,6 +79,10 @@ ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND = "nvidia.com/vllm-distributed-exec
 ANNOTATION_ENABLE_METRICS = "nvidia.com/enable-metrics"
 ANNOTATION_DCD_SPEC = "nvidia.com/dcd-spec"
 ANNOTATION_DCD_STATUS = "nvidia.com/dcd-status"
+# the v1alpha1 <-> v1beta1 conversion keeps what the other version cannot hold in these
+ANNOTATION_DGD_CONVERSION_PREFIX = "nvidia.com/dgd-"
+ANNOTATION_DGD_SPEC = "nvidia.com/dgd-spec"
+ANNOTATION_DGD_STATUS = "nvidia.com/dgd-status"
 ANNOTATION_DEPLOYMENT_STRATEGY = "nvidia.com/deployment-strategy"
 ANNOTATION_MAX_SURGE = "nvidia.com/deployment-rolling-update-max-surge"
 ANNOTATION_MAX_UNAVAILABLE = "nvidia.com/deployment-rolling-update-max-unavailable"

@@ -562,6 +562,21 @@ DYNAMO_ROOTS = {
     "V1BETA1": (DYNAMO_V1BETA1, "DynamoComponentDeploymentSpec"),
     "V1ALPHA1": (DYNAMO_V1ALPHA1, "DynamoComponentDeploymentSharedSpec"),
 }
+# Further roots whose structs join the same tables: the DCD and DGD specs and statuses of
+# both versions, which the v1alpha1 <-> v1beta1 conversion decodes and marshals.
+DYNAMO_EXTRA_ROOTS: dict[str, tuple[str, ...]] = {
+    "V1BETA1": (
+        "DynamoGraphDeploymentSpec",
+        "DynamoComponentDeploymentStatus",
+        "DynamoGraphDeploymentStatus",
+    ),
+    "V1ALPHA1": (
+        "DynamoComponentDeploymentSpec",
+        "DynamoGraphDeploymentSpec",
+        "DynamoComponentDeploymentStatus",
+        "DynamoGraphDeploymentStatus",
+    ),
+}
 
 
 def render_dynamo_module(tables: dict[str, dict[str, list[JsonField]]], versions: dict[str, str]) -> str:
@@ -578,7 +593,9 @@ def render_dynamo_module(tables: dict[str, dict[str, list[JsonField]]], versions
         "",
         "V1BETA1 holds every struct reachable from v1beta1 DynamoComponentDeploymentSpec and",
         "V1ALPHA1 every struct reachable from v1alpha1 DynamoComponentDeploymentSharedSpec (the two",
-        "API versions reuse struct names, hence two tables). Rows are as in renderer/gocompat/k8s_types.py:",
+        "API versions reuse struct names, hence two tables); both also hold what the DCD and DGD",
+        "specs and statuses of their version reach (the conversion webhook marshals those).",
+        "Rows are as in renderer/gocompat/k8s_types.py:",
         "(json name, Go name, shape, omitempty, omitzero, inline). Extra shapes: (\"k8s\", name) is",
         "a core/v1 struct of renderer/gocompat/k8s_types.py; (\"RawJSON\",) an apiextensions JSON value;",
         "(\"RawMessage\",) a json.RawMessage; (\"ExtraPodSpec\",) the v1alpha1 ExtraPodSpec with its",
@@ -637,6 +654,8 @@ def main_dynamo(argv: Sequence[str]) -> int:
                 opaque=frozenset({AUTOSCALING_V2_PATH}),
             )
             tables[var] = reachable(resolver, root, path)
+            for extra in DYNAMO_EXTRA_ROOTS.get(var, ()):
+                tables[var].update(reachable(resolver, extra, path))
     except GoSourceError as err:
         print(f"gen_gotypes: {err}", file=sys.stderr)
         return 1

@@ -185,6 +185,11 @@ def _decode_time(value: Any, parent: str, key: str | int, results: list[Result])
     )
 
 
+def decode_time(value: Any, path: str, results: list[Result]) -> Any:
+    """A metav1.Time value as Go re-encodes it (problems appended to ``results``)."""
+    return _decode_time(value, path, "", results)
+
+
 def key_text(key: object) -> str | None:
     """A YAML mapping key as sigs.k8s.io/yaml turns it into a JSON object key (None: refused).
 

@@ -370,7 +370,7 @@ class GoEncoder:
         elif kind == "k8s":
             if shape[1] not in k8s_types.STRUCTS:
                 raise ValueError(f"{where}: core/v1 struct {shape[1]!r} missing from renderer.gocompat.k8s_types")
-        elif kind not in (*_SCALAR_ZERO, "Quantity", "Duration", "RawJSON", "RawMessage", "ExtraPodSpec", "unsupported"):
+        elif kind not in (*_SCALAR_ZERO, "Quantity", "Duration", "Time", "RawJSON", "RawMessage", "ExtraPodSpec", "unsupported"):
             raise ValueError(f"{where}: unsupported Go type shape {shape!r}")
 
     def encode(self, name: str, data: Any, path: str) -> dict[str, Any]:
@@ -404,7 +404,7 @@ class GoEncoder:
             return self.encode(shape[1], {}, path)
         if kind == "k8s":
             return self._k8s(shape[1], {}, path)
-        return {"Quantity": "0", "Duration": "0s", "RawJSON": None}[kind]
+        return {"Quantity": "0", "Duration": "0s", "RawJSON": None, "Time": None}[kind]
 
     @staticmethod
     def _empty(shape: tuple[Any, ...], value: Any, omitempty: bool, omitzero: bool) -> bool:
@@ -446,6 +446,8 @@ class GoEncoder:
                 return format_go_duration(parse_go_duration(raw))
             except ValueError as err:
                 raise RenderError(str(err), path) from None
+        if kind == "Time":
+            return _time(raw, path)
         if kind in ("RawJSON", "RawMessage"):
             return _raw_json(raw, path)
         if kind == "ptr":
@@ -502,6 +504,18 @@ class GoEncoder:
         if raw.get("mainContainer") is not None:
             out["mainContainer"] = self._k8s("Container", raw["mainContainer"], _join(path, "mainContainer"))
         return out
+
+
+def _time(raw: Any, path: str) -> str | None:
+    """A metav1.Time: RFC 3339 in, UTC seconds out; the zero time marshals as null.
+
+    Mirrors: metav1.Time UnmarshalJSON and MarshalJSON
+    """
+    problems: list[Any] = []
+    text = gotypes.decode_time(raw, path, problems)
+    if problems:
+        raise RenderError(problems[0].message, path)
+    return None if text == "0001-01-01T00:00:00Z" else text
 
 
 def _int(kind: str, raw: Any, path: str) -> int:

@@ -1,0 +1,394 @@
+"""v1alpha1 DynamoComponentDeployment / DynamoGraphDeployment -> v1beta1, as the webhook converts.
+
+``dcd_to_v1beta1`` and ``dgd_to_v1beta1`` take a v1alpha1 object that passed v1alpha1 admission
+(a JSON-like dict, never modified) and return the v1beta1 object the API server keeps after
+calling the operator's conversion webhook:
+
+* ``spec`` and ``status`` in Go JSON shape: what encoding/json writes for the typed v1beta1
+  struct (omitempty fields absent, a Go nil that no tag drops as ``None``, quantities
+  canonical, map keys sorted), then the v1beta1 objects' normalising MarshalJSON (a ``{}``
+  of a non-pointer struct dropped);
+* ``metadata`` is the input's, with the labels and annotations of the converted object (the
+  API server keeps nothing else of a webhook's metadata): the preservation annotations read
+  on input are consumed, the ones the conversion writes are added
+  (``renderer.admission.v1alpha1.preservation``).
+
+A failure is a ``RenderError`` whose field is a v1alpha1 path.
+
+Mirrors: api/v1alpha1/dynamocomponentdeployment_conversion.go ConvertTo,
+dynamographdeployment_conversion.go ConvertTo (and the spec/status helpers they call);
+apiextensions-apiserver conversion/webhook_converter.go restoreObjectMeta
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from renderer.admission.v1alpha1 import preservation as pres
+from renderer.admission.v1alpha1 import typed
+from renderer.admission.v1alpha1.shared_to import alpha_save_is_zero, shared_to_hub
+from renderer.pod.merge import copy_json
+from renderer.results import RenderError, go_quote
+
+API_VERSION = "nvidia.com/v1beta1"
+_ANNOTATIONS_TOTAL_LIMIT = 256 * 1024  # apimachinery TotalAnnotationSizeLimitB
+
+
+# -- entry points ------------------------------------------------------------------------------
+
+
+def dcd_to_v1beta1(obj: dict[str, Any]) -> dict[str, Any]:
+    """The v1beta1 DynamoComponentDeployment the API server stores for a v1alpha1 one.
+
+    Mirrors: dynamocomponentdeployment_conversion.go DynamoComponentDeployment.ConvertTo
+    """
+    meta = _metadata(obj)
+    name = str(meta.get("name") or "")
+    annotations = dict(meta.get("annotations") or {})
+    src_spec = typed.decode(typed.ALPHA, "DynamoComponentDeploymentSpec", obj.get("spec"), "spec")
+    src_status = typed.decode(typed.ALPHA, "DynamoComponentDeploymentStatus", obj.get("status"), "status")
+
+    restored = None
+    raw = annotations.get(pres.ANN_DCD_SPEC)
+    if raw:
+        restored = pres.restore_dcd_hub_spec(str(raw))
+    hub_origin = restored is not None
+    for key in pres.DCD_ANNOTATIONS:
+        annotations.pop(key, None)
+
+    spoke_save: dict[str, Any] = {}
+    spec = _dcd_spec_to_hub(src_spec, restored, spoke_save, name, include_origin_splits=not hub_origin)
+    status_save = _dcd_status_save(src_status)
+    empty_service_name = not src_spec.get("serviceName") and name != "" and spec.get("name") == name
+    save_spec = (
+        (not hub_origin and "podTemplate" in spec)
+        or empty_service_name
+        or not typed.is_zero(typed.shape_of(typed.ALPHA, "DynamoComponentDeploymentSpec"), spoke_save)
+    )
+    status = _dcd_status_to_hub(src_status)
+    if save_spec:
+        annotations[pres.ANN_DCD_SPEC] = pres.marshal_dcd_spoke_spec(spoke_save, empty_service_name)
+    if status_save:
+        annotations[pres.ANN_DCD_STATUS] = pres.marshal_status("DynamoComponentDeploymentStatus", status_save)
+    return _object(obj, meta, annotations, "DynamoComponentDeployment", spec, status)
+
+
+def dgd_to_v1beta1(obj: dict[str, Any]) -> dict[str, Any]:
+    """The v1beta1 DynamoGraphDeployment the API server stores for a v1alpha1 one.
+
+    Mirrors: dynamographdeployment_conversion.go DynamoGraphDeployment.ConvertTo
+    """
+    meta = _metadata(obj)
+    annotations = dict(meta.get("annotations") or {})
+    src_spec = typed.decode(typed.ALPHA, "DynamoGraphDeploymentSpec", obj.get("spec"), "spec")
+    src_status = typed.decode(typed.ALPHA, "DynamoGraphDeploymentStatus", obj.get("status"), "status")
+
+    restored = None
+    raw = annotations.get(pres.ANN_DGD_SPEC)
+    if raw:
+        restored = pres.restore_dgd_hub_spec(str(raw))
+    hub_origin = restored is not None
+    for key in pres.DGD_ANNOTATIONS:
+        annotations.pop(key, None)
+
+    spoke_save: dict[str, Any] = {}
+    spec = _dgd_spec_to_hub(src_spec, restored, spoke_save, include_origin_splits=not hub_origin)
+    status_save = _dgd_status_save(src_status)
+    status = _dgd_status_to_hub(src_status)
+    if not typed.is_zero(typed.shape_of(typed.ALPHA, "DynamoGraphDeploymentSpec"), spoke_save):
+        annotations[pres.ANN_DGD_SPEC] = pres.marshal_dgd_spoke_spec(spoke_save)
+    if status_save:
+        annotations[pres.ANN_DGD_STATUS] = pres.marshal_status("DynamoGraphDeploymentStatus", status_save)
+    return _object(obj, meta, annotations, "DynamoGraphDeployment", spec, status)
+
+
+# -- object envelope ---------------------------------------------------------------------------
+
+
+def _metadata(obj: dict[str, Any]) -> dict[str, Any]:
+    meta = obj.get("metadata")
+    return meta if isinstance(meta, dict) else {}
+
+
+def _object(
+    obj: dict[str, Any],
+    meta: dict[str, Any],
+    annotations: dict[str, Any],
+    kind: str,
+    spec: dict[str, Any],
+    status: dict[str, Any],
+) -> dict[str, Any]:
+    """The converted object: Go-encoded spec and status, the input's metadata with new annotations.
+
+    Mirrors: api/v1beta1/marshal.go MarshalJSON (normalizeV1Beta1JSON) and
+    webhook_converter.go restoreObjectMeta (labels and annotations from the response, the
+    rest from the original; annotations validated by ValidateAnnotations' size limit)
+    """
+    shape = typed.shape_of(typed.BETA, f"{kind}Spec")
+    encoded_spec = typed.strip_value_struct_artefacts(shape, typed.decode(typed.BETA, f"{kind}Spec", spec, "spec"))
+    status_shape = typed.shape_of(typed.BETA, f"{kind}Status")
+    encoded_status = typed.strip_value_struct_artefacts(
+        status_shape, typed.decode(typed.BETA, f"{kind}Status", status, "status")
+    )
+    out_meta = copy_json(meta)
+    out_meta.pop("annotations", None)
+    if annotations:
+        size = sum(len(str(k)) + len(str(v)) for k, v in annotations.items())
+        if size > _ANNOTATIONS_TOTAL_LIMIT:
+            raise RenderError(
+                f"metadata.annotation: Too long: may not be more than {_ANNOTATIONS_TOTAL_LIMIT} bytes",
+                "metadata.annotations",
+            )
+        out_meta["annotations"] = {k: annotations[k] for k in sorted(annotations)}
+    out: dict[str, Any] = {"apiVersion": API_VERSION, "kind": obj.get("kind", kind), "metadata": out_meta}
+    if encoded_spec:
+        out["spec"] = encoded_spec
+    if encoded_status:
+        out["status"] = encoded_status
+    return out
+
+
+# -- DCD ---------------------------------------------------------------------------------------
+
+
+def _dcd_spec_to_hub(
+    src: dict[str, Any],
+    restored: dict[str, Any] | None,
+    save: dict[str, Any],
+    object_name: str,
+    include_origin_splits: bool,
+) -> dict[str, Any]:
+    """Mirrors: dynamocomponentdeployment_conversion.go ConvertFromDynamoComponentDeploymentSpec"""
+    shared = {k: v for k, v in src.items() if k != "backendFramework"}
+    dst: dict[str, Any] = {}
+    if src.get("backendFramework"):
+        dst["backendFramework"] = src["backendFramework"]
+    dst.update(
+        _with_path(
+            "spec",
+            lambda: shared_to_hub(
+                shared,
+                restored,
+                save,
+                include_origin_splits=include_origin_splits,
+                pod_template_origin=restored is not None and "podTemplate" in restored,
+            ),
+        )
+    )
+    # v1beta1 requires spec.name: an empty v1alpha1 serviceName falls back to the object name
+    if not dst.get("name"):
+        dst["name"] = object_name
+    if restored is not None and not restored.get("name") and dst.get("name") == object_name:
+        dst.pop("name", None)
+    return dst
+
+
+def _with_path(path: str, build: Any) -> dict[str, Any]:
+    try:
+        result: dict[str, Any] = build()
+    except RenderError as err:
+        if err.field and not err.field.startswith(path):
+            raise RenderError(err.message, f"{path}.{err.field}") from None
+        raise
+    return result
+
+
+def _service_status_needs_preservation(service: dict[str, Any] | None) -> bool:
+    """Mirrors: dynamographdeployment_conversion.go serviceStatusComponentNameNeedsPreservation"""
+    if service is None:
+        return False
+    names = service.get("componentNames") or []
+    if not names:
+        return bool(service.get("componentName"))
+    return bool(names[-1] != service.get("componentName", ""))
+
+
+def _component_names_to_hub(service: dict[str, Any]) -> list[str]:
+    """Mirrors: dynamographdeployment_conversion.go componentNamesToHub"""
+    names = list(service.get("componentNames") or [])
+    if not names and service.get("componentName"):
+        names = [service["componentName"]]
+    return names
+
+
+def _replica_status_to_hub(service: dict[str, Any]) -> dict[str, Any]:
+    """Mirrors: dynamographdeployment_conversion.go ConvertFromServiceReplicaStatus"""
+    out: dict[str, Any] = {
+        "componentKind": service.get("componentKind", ""),
+        "replicas": service.get("replicas", 0),
+        "updatedReplicas": service.get("updatedReplicas", 0),
+    }
+    names = _component_names_to_hub(service)
+    if names:
+        out["componentNames"] = names
+    for key in ("runtimeNamespace", "readyReplicas", "availableReplicas", "scheduledReplicas"):
+        if key in service:
+            out[key] = service[key]
+    return out
+
+
+def _service_name_save(service: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"componentName": service.get("componentName", "")}
+    if service.get("componentNames"):
+        out["componentNames"] = list(service["componentNames"])
+    return out
+
+
+def _dcd_status_save(status: dict[str, Any]) -> dict[str, Any]:
+    """Mirrors: dynamocomponentdeployment_conversion.go saveDCDAlphaOnlyStatus"""
+    save: dict[str, Any] = {}
+    if status.get("podSelector"):
+        save["podSelector"] = dict(status["podSelector"])
+    if _service_status_needs_preservation(status.get("service")):
+        save["service"] = _service_name_save(status["service"])
+    return save
+
+
+def _conditions(status: dict[str, Any]) -> list[Any] | None:
+    conditions = status.get("conditions")
+    return copy_json(conditions) if conditions else None
+
+
+def _dcd_status_to_hub(status: dict[str, Any]) -> dict[str, Any]:
+    """Mirrors: dynamocomponentdeployment_conversion.go ConvertFromDynamoComponentDeploymentStatus"""
+    out: dict[str, Any] = {}
+    if status.get("observedGeneration"):
+        out["observedGeneration"] = status["observedGeneration"]
+    conditions = _conditions(status)
+    if conditions is not None:
+        out["conditions"] = conditions
+    if "service" in status:
+        out["component"] = _replica_status_to_hub(status["service"])
+    return out
+
+
+# -- DGD ---------------------------------------------------------------------------------------
+
+
+def _copy_keys(src: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    return {k: copy_json(src[k]) for k in keys if k in src}
+
+
+def _dgd_spec_to_hub(
+    src: dict[str, Any],
+    restored: dict[str, Any] | None,
+    save: dict[str, Any],
+    include_origin_splits: bool,
+) -> dict[str, Any]:
+    """The v1beta1 DGD spec; ``save`` gets the top-level PVCs and the per-service saves.
+
+    Mirrors: dynamographdeployment_conversion.go ConvertFromDynamoGraphDeploymentSpec
+    """
+    dst = _copy_keys(src, ("annotations", "labels", "priorityClassName", "backendFramework"))
+    if "providerOverride" in src:
+        dst["providerOverride"] = _copy_keys(src["providerOverride"], ("apiVersion", "target", "value"))
+    if "restart" in src:
+        restart = src["restart"]
+        dst["restart"] = {"id": restart.get("id", "")}
+        if "strategy" in restart:
+            dst["restart"]["strategy"] = _copy_keys(restart["strategy"], ("type", "order"))
+    if "topologyConstraint" in src:
+        constraint = src["topologyConstraint"]
+        dst["topologyConstraint"] = {"clusterTopologyName": constraint.get("topologyProfile", "")}
+        if "packDomain" in constraint:
+            dst["topologyConstraint"]["packDomain"] = constraint["packDomain"]
+    if "experimental" in src:
+        experimental = src["experimental"]
+        dst["experimental"] = {}
+        if "kvTransferPolicy" in experimental:
+            dst["experimental"]["kvTransferPolicy"] = _copy_keys(
+                experimental["kvTransferPolicy"],
+                ("clusterTopologyName", "labelKey", "domain", "enforcement", "preferredWeight"),
+            )
+    if src.get("envs"):
+        dst["env"] = copy_json(src["envs"])
+    if src.get("pvcs"):
+        save["pvcs"] = copy_json(src["pvcs"])
+
+    services: dict[str, Any] = src.get("services") or {}
+    restored_components = {c.get("name", ""): c for c in (restored or {}).get("components") or []}
+    components = []
+    for name in _service_names_in_emission_order(services, restored):
+        service = services[name]
+        restored_shared = restored_components.get(name)
+        component_save: dict[str, Any] = {}
+        path = f"spec.services.{name}"
+        try:
+            component = shared_to_hub(
+                service,
+                restored_shared,
+                component_save,
+                include_origin_splits=include_origin_splits,
+                pod_template_origin=restored_shared is not None and "podTemplate" in restored_shared,
+            )
+        except RenderError as err:
+            field = f"{path}.{err.field}" if err.field else path
+            raise RenderError(f"component {go_quote(name)}: {err.message}", field) from None
+        # the services-map key is the component name; a different serviceName is saved
+        component["name"] = name
+        if service.get("serviceName") and service["serviceName"] != name:
+            component_save["serviceName"] = service["serviceName"]
+        if not alpha_save_is_zero(component_save):
+            save.setdefault("services", {})[name] = component_save
+        components.append(component)
+    if components:
+        dst["components"] = components
+    return dst
+
+
+def _service_names_in_emission_order(services: dict[str, Any], restored: dict[str, Any] | None) -> list[str]:
+    """Sorted names, unless the preserved v1beta1 list was in another order: then that order first.
+
+    Mirrors: dynamographdeployment_conversion.go dgdServiceNamesInEmissionOrder,
+    dgdComponentOrderNeedsPreservation
+    """
+    names = sorted(services)
+    preserved = [c.get("name", "") for c in (restored or {}).get("components") or []]
+    if not any(preserved[i - 1] > preserved[i] for i in range(1, len(preserved))):
+        return names
+    remaining = set(services)
+    out = []
+    for name in preserved:
+        if name in remaining:
+            remaining.discard(name)
+            out.append(name)
+    return out + sorted(remaining)
+
+
+def _dgd_status_save(status: dict[str, Any]) -> dict[str, Any]:
+    """Mirrors: dynamographdeployment_conversion.go saveDGDAlphaOnlyStatus"""
+    saved = {
+        name: _service_name_save(service)
+        for name, service in (status.get("services") or {}).items()
+        if _service_status_needs_preservation(service)
+    }
+    return {"services": saved} if saved else {}
+
+
+def _dgd_status_to_hub(status: dict[str, Any]) -> dict[str, Any]:
+    """Mirrors: dynamographdeployment_conversion.go ConvertFromDynamoGraphDeploymentStatus and
+    the ConvertFromRestartStatus / ServiceCheckpointStatus / RollingUpdateStatus helpers
+    """
+    out: dict[str, Any] = {"state": status.get("state", "")}
+    if status.get("observedGeneration"):
+        out["observedGeneration"] = status["observedGeneration"]
+    if "placement" in status:
+        out["placement"] = _copy_keys(status["placement"], ("state", "score"))
+    conditions = _conditions(status)
+    if conditions is not None:
+        out["conditions"] = conditions
+    if status.get("services"):
+        out["components"] = {k: _replica_status_to_hub(v) for k, v in status["services"].items()}
+    if "restart" in status:
+        out["restart"] = _copy_keys(status["restart"], ("observedID", "phase", "inProgress"))
+    if status.get("checkpoints"):
+        out["checkpoints"] = {
+            k: _copy_keys(v, ("checkpointName", "checkpointID", "identityHash", "ready"))
+            for k, v in status["checkpoints"].items()
+        }
+    if "rollingUpdate" in status:
+        rolling = status["rollingUpdate"]
+        out["rollingUpdate"] = _copy_keys(rolling, ("phase", "startTime", "endTime"))
+        if rolling.get("updatedServices"):
+            out["rollingUpdate"]["updatedComponents"] = list(rolling["updatedServices"])
+    return out
