@@ -203,9 +203,11 @@ def _restore_frontend_sidecar_container(out: dict[str, Any], saved: dict[str, An
 def _restore_sidecar_env_from(
     current: list[dict[str, Any]], preserved: list[dict[str, Any]], sidecar: dict[str, Any]
 ) -> list[dict[str, Any]] | None:
+    """Mirrors: shared_spec_conversion.go restoreSharedHubOnlyFrontendSidecarEnvFrom"""
     secret = sidecar.get("envFromSecret")
     if not secret:
-        return copy_json(preserved)
+        kept: list[dict[str, Any]] = copy_json(preserved)
+        return kept
     if (
         len(current) != 1
         or len(preserved) != 1
