@@ -68,6 +68,17 @@ def _multinode(src: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+# v1beta1 capitalises the GMS modes; other values (and every checkpoint enum) pass through
+_GMS_MODES = {"intraPod": "IntraPod", "interPod": "InterPod"}
+
+
+def _gms_mode(spec: dict[str, Any]) -> dict[str, Any]:
+    """Mirrors: shared_spec_conversion.go gmsModeToV1beta1"""
+    if "mode" in spec:
+        spec["mode"] = _GMS_MODES.get(spec["mode"], spec["mode"])
+    return spec
+
+
 def _experimental(src: dict[str, Any]) -> dict[str, Any] | None:
     """Enabled GMS and failover, and any checkpoint config, under v1beta1 ``experimental``.
 
@@ -77,12 +88,12 @@ def _experimental(src: dict[str, Any]) -> dict[str, Any] | None:
     out: dict[str, Any] = {}
     gms = src.get("gpuMemoryService")
     if gms is not None and gms.get("enabled"):
-        out["gpuMemoryService"] = _copy_keys(
-            gms, ("mode", "deviceClassName", "extraClientContainers", "extraClientPods")
+        out["gpuMemoryService"] = _gms_mode(
+            _copy_keys(gms, ("mode", "deviceClassName", "extraClientContainers", "extraClientPods"))
         )
     failover = src.get("failover")
     if failover is not None and failover.get("enabled"):
-        out["failover"] = _copy_keys(failover, ("mode", "numShadows"))
+        out["failover"] = _gms_mode(_copy_keys(failover, ("mode", "numShadows")))
     if "checkpoint" in src:
         checkpoint = src["checkpoint"]
         out["checkpoint"] = _copy_keys(

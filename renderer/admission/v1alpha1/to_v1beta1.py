@@ -130,6 +130,8 @@ def _object(
     encoded_status = typed.strip_value_struct_artefacts(
         status_shape, typed.decode(typed.BETA, f"{kind}Status", status, "status")
     )
+    encoded_spec = _json_numbers(encoded_spec)
+    encoded_status = _json_numbers(encoded_status)
     out_meta = copy_json(meta)
     out_meta.pop("annotations", None)
     if annotations:
@@ -146,6 +148,21 @@ def _object(
     if encoded_status:
         out["status"] = encoded_status
     return out
+
+
+def _json_numbers(value: Any) -> Any:
+    """An integral float as the integer the API server reads back from Go's text (``50`` not ``50.0``).
+
+    Mirrors: encoding/json float64 formatting (no exponent below 1e21) read back by
+    apimachinery's JSON decoding into int64
+    """
+    if isinstance(value, dict):
+        return {k: _json_numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_numbers(v) for v in value]
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21 and -(2**63) <= value < 2**63:
+        return int(value)
+    return value
 
 
 # -- DCD ---------------------------------------------------------------------------------------
