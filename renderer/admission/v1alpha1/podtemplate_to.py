@@ -157,7 +157,7 @@ def _plain_resources(resources: dict[str, Any]) -> dict[str, Any]:
     for key in ("requests", "limits"):
         if key in resources:
             item = resources[key] or {}
-            out[key] = {k: v for k, v in item.items() if v not in ("", None, {})}
+            out[key] = {k: v for k, v in item.items() if v not in ("", None)}
     if resources.get("claims"):
         out["claims"] = resources["claims"]
     return out

@@ -125,10 +125,10 @@ def _object(
     rest from the original; annotations validated by ValidateAnnotations' size limit)
     """
     shape = typed.shape_of(typed.BETA, f"{kind}Spec")
-    encoded_spec = typed.strip_value_struct_artefacts(shape, typed.decode(typed.BETA, f"{kind}Spec", spec, "spec"))
+    encoded_spec = typed.strip_value_struct_artefacts(shape, typed.encode(typed.BETA, f"{kind}Spec", spec, "spec"))
     status_shape = typed.shape_of(typed.BETA, f"{kind}Status")
     encoded_status = typed.strip_value_struct_artefacts(
-        status_shape, typed.decode(typed.BETA, f"{kind}Status", status, "status")
+        status_shape, typed.encode(typed.BETA, f"{kind}Status", status, "status")
     )
     encoded_spec = _json_numbers(encoded_spec)
     encoded_status = _json_numbers(encoded_status)

@@ -33,15 +33,42 @@ _TABLES: dict[str, Mapping[str, tuple[tuple[Any, ...], ...]]] = {
     BETA: dynamo_types.V1BETA1,
 }
 _ENCODERS = {ALPHA: GoEncoder(dynamo_types.V1ALPHA1), BETA: GoEncoder(dynamo_types.V1BETA1)}
+
+
+class _Decoder(GoEncoder):
+    """Like the encoder, but an empty slice or map that was written stays (Go's non-nil empty).
+
+    reflect.DeepEqual tells a non-nil empty map from a nil one, and the conversion's
+    ``resourcesNeedPreservation`` uses it; the final encode drops them again.
+    """
+
+    @staticmethod
+    def _empty(shape: tuple[Any, ...], value: Any, omitempty: bool, omitzero: bool) -> bool:
+        if shape[0] in ("slice", "map"):
+            return False
+        return GoEncoder._empty(shape, value, omitempty, omitzero)
+
+
+_DECODERS = {ALPHA: _Decoder(dynamo_types.V1ALPHA1), BETA: _Decoder(dynamo_types.V1BETA1)}
 _ZERO_SCALARS: dict[str, Any] = {"string": "", "bool": False, "int32": 0, "int64": 0, "float64": 0.0}
 
 
 def decode(version: str, struct: str, data: Any, path: str) -> dict[str, Any]:
     """``data`` decoded into the named Go struct of ``version`` (a fresh dict; RenderError on bad types).
 
-    Mirrors: encoding/json Unmarshal into the api/<version> struct (then Marshal)
+    Written empty slices and maps of Dynamo structs stay (Go keeps them non-nil).
+
+    Mirrors: encoding/json Unmarshal into the api/<version> struct
     """
-    return _ENCODERS[version].encode(struct, data, path)
+    return _DECODERS[version].encode(struct, data, path)
+
+
+def encode(version: str, struct: str, value: Any, path: str) -> dict[str, Any]:
+    """A Go value of the named struct as encoding/json writes it (omitempty applied), as a dict.
+
+    Mirrors: encoding/json Marshal on the api/<version> struct
+    """
+    return _ENCODERS[version].encode(struct, value, path)
 
 
 def marshal(version: str, struct: str, value: Any, path: str = "") -> str:
