@@ -75,6 +75,7 @@ def marshal_preserved_spec(version: str, struct: str, spec: dict[str, Any], reco
 
 
 def _record_json(record: Record) -> dict[str, Any]:
+    """Mirrors: preservation.go preservedRawJSON (raw as base64, omitempty; nil omitempty)"""
     out: dict[str, Any] = {"path": record["path"]}
     if record.get("raw"):
         out["raw"] = base64.b64encode(record["raw"]).decode("ascii")

@@ -201,6 +201,7 @@ def _dcd_spec_to_hub(
 
 
 def _with_path(path: str, build: Any) -> dict[str, Any]:
+    """Run ``build``; a RenderError's field is made a v1alpha1 path under ``path``."""
     try:
         result: dict[str, Any] = build()
     except RenderError as err:
@@ -245,6 +246,7 @@ def _replica_status_to_hub(service: dict[str, Any]) -> dict[str, Any]:
 
 
 def _service_name_save(service: dict[str, Any]) -> dict[str, Any]:
+    """Mirrors: saveDGDAlphaOnlyStatus / saveDCDAlphaOnlyStatus (the saved ServiceReplicaStatus)"""
     out: dict[str, Any] = {"componentName": service.get("componentName", "")}
     if service.get("componentNames"):
         out["componentNames"] = list(service["componentNames"])
