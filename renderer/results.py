@@ -102,7 +102,9 @@ class Result:
     def to_krm(self) -> dict[str, Any]:
         """The ``results[]`` entry of a ResourceList (functions spec v1)."""
         out: dict[str, Any] = {"message": self.message, "severity": self.severity.value}
-        if self.resource is not None and (self.resource.kind or self.resource.name):
+        # kpt and kyaml identify the object by apiVersion, kind and name: a partial reference is
+        # left out (the message and file still say which document it is).
+        if self.resource is not None and self.resource.api_version and self.resource.kind and self.resource.name:
             ref: dict[str, Any] = {}
             if self.resource.api_version:
                 ref["apiVersion"] = self.resource.api_version

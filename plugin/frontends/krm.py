@@ -34,11 +34,12 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 
 import yaml
 
+from plugin import ownership
 from plugin.yamlio import fast as fastyaml
 from plugin.files import decode
 from plugin.settings import Settings, resolve_settings
@@ -65,6 +66,8 @@ LEGACY_PATH_ANNOTATION = "config.kubernetes.io/path"
 INDEX_ANNOTATION = "internal.config.kubernetes.io/index"
 LEGACY_INDEX_ANNOTATION = "config.kubernetes.io/index"
 SEQINDENT_ANNOTATION = "internal.config.kubernetes.io/seqindent"
+# kpt fn render: the subpackage an item belongs to (its path is relative to that package).
+PACKAGE_PATH_ANNOTATION = "internal.config.kubernetes.io/package-path"
 LOCAL_CONFIG_ANNOTATION = "config.kubernetes.io/local-config"
 
 # Orchestrator bookkeeping the cluster never sees: dropped from a DCD before it is rendered, so
@@ -83,6 +86,7 @@ CONFIGMAP_KEYS: dict[str, tuple[tuple[str, ...], str]] = {
     "checkpoint": (("gates", "checkpoint"), "bool"),
     "apiVersions": (("apiVersions",), "list"),
     "operatorConfigPath": (("operatorConfigPath",), "string"),
+    "strict": (("strict",), "bool"),
 }
 
 USAGE = """\
@@ -127,6 +131,12 @@ class InputItem:
         """The item's file (kpt sets it; kustomize transformers see none)."""
         annotations = self.annotations
         value = annotations.get(PATH_ANNOTATION) or annotations.get(LEGACY_PATH_ANNOTATION)
+        return value if isinstance(value, str) else ""
+
+    @property
+    def package(self) -> str:
+        """The kpt (sub)package the item's path is relative to; empty outside ``kpt fn render``."""
+        value = self.annotations.get(PACKAGE_PATH_ANNOTATION)
         return value if isinstance(value, str) else ""
 
     @property
@@ -411,7 +421,10 @@ def _object_identity(obj: dict[str, Any]) -> tuple[str, str, str, str]:
 def transform(items: Sequence[InputItem], settings: Settings) -> Transformed:
     """Replace each DCD by its rendered objects; pass everything else through.
 
-    On any error the items come back unchanged (with every result), never half-rendered.
+    Rendered objects carry the ownership marker (``plugin.ownership``), so a re-run over a
+    package that kept last run's output replaces what a present source renders again, prunes
+    what no source renders any more, and refuses to overwrite a hand-written object. On any
+    error the items come back unchanged (with every result), never half-rendered.
     """
     out = Transformed()
     objects = [item.obj for item in items]
@@ -428,6 +441,7 @@ def transform(items: Sequence[InputItem], settings: Settings) -> Transformed:
         if not (is_dcd(item.obj) or is_dgd(item.obj)):
             continue
         source = without_bookkeeping(item.obj)
+        owner = ownership.source_key(source, settings.namespace)
         rendered = render_items(
             [Item(source, item.path, item.index)],
             settings.config,
@@ -442,7 +456,7 @@ def transform(items: Sequence[InputItem], settings: Settings) -> Transformed:
             if obj is source or identity in emitted:
                 continue
             emitted.add(identity)
-            rendered_by_item[position].append(obj)
+            rendered_by_item[position].append(ownership.mark(obj, owner))
         if any(obj is source for obj in rendered.objects):
             kept.add(position)
     out.results = _unique(out.results)
@@ -450,9 +464,14 @@ def transform(items: Sequence[InputItem], settings: Settings) -> Transformed:
         out.items = [item.node for item in items]
         return out
 
-    # File rendered objects: replace a same-named input object, else take the source's slot.
-    placed = _place(items, rendered_by_item, kept, settings.namespace)
+    # File rendered objects: replace last run's copy, else take the source's slot.
+    placed = _place(items, rendered_by_item, kept, settings)
     out.results.extend(placed.results)
+    if settings.settings.strict:
+        out.results = [_strict(r) for r in out.results]
+    if not out.ok:
+        out.items = [item.node for item in items]
+        return out
     out.items = placed.items
     sources = len(rendered_by_item)
     count = sum(1 for entry in placed.items if isinstance(entry, dict))
@@ -465,40 +484,96 @@ def transform(items: Sequence[InputItem], settings: Settings) -> Transformed:
     return out
 
 
+def _strict(result: Result) -> Result:
+    """With ``strict``, a warning fails the run like an error."""
+    if result.severity is not Severity.WARNING:
+        return result
+    return replace(result, severity=Severity.ERROR, message=f"{result.message} (a warning; strict is on)")
+
+
 @dataclass
 class _Placed:
     items: list[yaml.Node | dict[str, Any]]
     results: list[Result]
 
 
+def _where(item: InputItem) -> str:
+    if not item.path:
+        return "the input"
+    where = f"{item.package}/{item.path}" if item.package else item.path
+    return f"{where}:{item.index}" if item.index is not None else where
+
+
 def _place(
     items: Sequence[InputItem],
     rendered_by_item: Mapping[int, list[dict[str, Any]]],
     kept: set[int],
-    default_namespace: str,
+    settings: Settings,
 ) -> _Placed:
-    """Order the output and give rendered objects path and index annotations.
+    """Order the output, give rendered objects file annotations, and settle last run's output.
 
-    Why: kpt writes each item to the file named by its path annotation, at the position named
-    by its index annotation, and refuses two items with the same path and index. Input items
-    keep theirs untouched (functions must not modify them), so a source's first rendered object
-    takes the source's own index and the others take indexes past the last one used in that
-    file. A rendered object with the same identity as an input object (a previous render kept
-    beside its source) replaces it and takes its place, so re-rendering is idempotent.
+    Why: kpt writes each item to the file named by its path annotation (relative to its
+    package, ``internal.config.kubernetes.io/package-path``, under ``kpt fn render``), at the
+    position named by its index annotation, and refuses two items with the same path and
+    index. Input items keep theirs untouched (functions must not modify them), so a source's
+    first rendered object takes the source's own index and the others take indexes past the
+    last one used in that file of that package.
+
+    Input objects that an earlier run rendered (they carry ``dynamo-render.dev/rendered-from``):
+
+    - one this run renders again is replaced in place, so re-rendering is idempotent;
+    - one whose source is present but renders it no more is pruned;
+    - one whose source is absent is pruned when sources are kept in the package (the source
+      was renamed or deleted), and kept otherwise (an earlier run consumed its source).
+
+    A hand-written input object (no marker) with the identity of a rendered one is an error:
+    it is never overwritten.
     """
-    used: dict[str, set[int]] = {}
+    default_namespace = settings.namespace
+    used: dict[tuple[str, str], set[int]] = {}
     for item in items:
         if item.path:
-            used.setdefault(item.path, set()).add(item.index or 0)
+            used.setdefault((item.package, item.path), set()).add(item.index or 0)
+    present = {ownership.source_key(without_bookkeeping(items[p].obj), default_namespace) for p in rendered_by_item}
+    fresh = {_identity(obj, default_namespace) for objs in rendered_by_item.values() for obj in objs}
     existing: dict[tuple[str, str, str, str], int] = {}
+    pruned: set[int] = set()
+    results: list[Result] = []
     for position, item in enumerate(items):
-        if position not in rendered_by_item:
-            existing.setdefault(_identity(item.obj, default_namespace), position)
+        if position in rendered_by_item:
+            continue
+        identity = _identity(item.obj, default_namespace)
+        owner = ownership.rendered_from(item.obj)
+        if owner is None:
+            if identity in fresh:
+                results.append(Result(
+                    "a rendered object has the identity of this object, which dynamo-render did not render (no "
+                    f"{ownership.RENDERED_FROM_ANNOTATION} annotation) and never overwrites: rename or delete one of them",
+                    resource=ResourceRef.of(item.obj),
+                    file=_where(item).rpartition(":")[0] if item.index is not None else _where(item) if item.path else "",
+                    index=item.index if item.path else None,
+                ))
+            continue
+        if identity in fresh:
+            existing.setdefault(identity, position)
+        elif owner in present or settings.settings.keep_sources:
+            pruned.add(position)
+            reason = "which no longer renders it" if owner in present else "which is no longer in the package"
+            results.append(Result(
+                f"pruned {ResourceRef.of(item.obj).short()} at {_where(item)}: an earlier run rendered it from {owner}, {reason}",
+                severity=Severity.INFO,
+                resource=ResourceRef.of(item.obj),
+            ))
+    if any(r.is_error for r in results):
+        return _Placed([item.node for item in items], results)
+    results.extend(ownership.renamed_after_render(
+        (item.obj, _where(item), None) for position, item in enumerate(items)
+        if position not in rendered_by_item and position not in pruned
+    ))
 
     replaced: dict[int, dict[str, Any]] = {}
     placed_for: dict[int, list[dict[str, Any]]] = {}
     seen: set[tuple[str, str, str, str]] = set()
-    results: list[Result] = []
     for position in sorted(rendered_by_item):
         source = items[position]
         own_slot = None if position in kept else source.index
@@ -511,22 +586,14 @@ def _place(
             target = existing.get(key)
             if target is not None and target not in replaced:
                 old = items[target]
-                replaced[target] = _annotated(obj, source, old.path, old.index, old.annotations.get(SEQINDENT_ANNOTATION))
-                where = f"{old.path}:{old.index}" if old.path else "the input"
-                results.append(
-                    Result(
-                        f"replaced {ResourceRef.of(old.obj).short()} from {where} with the rendered object",
-                        severity=Severity.INFO,
-                        resource=ResourceRef.of(obj),
-                    )
-                )
+                replaced[target] = _annotated(obj, old, old.path, old.index, old.annotations.get(SEQINDENT_ANNOTATION))
                 continue
             index: int | None = None
             if source.path:
                 if own_slot is not None:
                     index, own_slot = own_slot, None
                 else:
-                    taken = used.setdefault(source.path, set())
+                    taken = used.setdefault((source.package, source.path), set())
                     index = max(taken, default=-1) + 1
                     taken.add(index)
             placed_for[position].append(_annotated(obj, source, source.path, index, source.annotations.get(SEQINDENT_ANNOTATION)))
@@ -539,18 +606,23 @@ def _place(
                 out.append(item.node)
         elif position in replaced:
             out.append(replaced[position])
-        else:
+        elif position not in pruned:
             out.append(item.node)
     return _Placed(out, results)
 
 
-def _annotated(obj: dict[str, Any], source: InputItem, path: str, index: int | None, seqindent: Any) -> dict[str, Any]:
-    """A copy of a rendered object carrying the file annotations it is to be written with."""
+def _annotated(obj: dict[str, Any], where: InputItem, path: str, index: int | None, seqindent: Any) -> dict[str, Any]:
+    """A copy of a rendered object carrying the file annotations it is to be written with.
+
+    ``where`` is the item whose package the object is filed in (its source, or last run's copy).
+    """
     meta = dict(obj.get("metadata") or {})
     annotations = {k: v for k, v in (meta.get("annotations") or {}).items() if not _is_bookkeeping(k)}
     if path:
         annotations[LEGACY_PATH_ANNOTATION] = path
         annotations[PATH_ANNOTATION] = path
+        if where.package:
+            annotations[PACKAGE_PATH_ANNOTATION] = where.package
         if index is not None:
             annotations[LEGACY_INDEX_ANNOTATION] = str(index)
             annotations[INDEX_ANNOTATION] = str(index)

@@ -43,6 +43,8 @@ FILE_ANNOTATIONS = (
     "internal.config.kubernetes.io/index",
     "internal.config.kubernetes.io/seqindent",
 )
+# The KRM function's ownership marker (plugin.ownership); the CLI's output has none.
+MARKER_ANNOTATIONS = ("dynamo-render.dev/rendered-from", "dynamo-render.dev/rendered-as")
 
 # A pass-through object whose text must survive byte for byte (kpt restores the comments).
 PASSTHROUGH = """\
@@ -111,7 +113,7 @@ def _docs(text: str) -> list[dict[str, Any]]:
 
 def _strip_file_annotations(obj: dict[str, Any]) -> dict[str, Any]:
     meta = dict(obj.get("metadata") or {})
-    annotations = {k: v for k, v in (meta.get("annotations") or {}).items() if k not in FILE_ANNOTATIONS}
+    annotations = {k: v for k, v in (meta.get("annotations") or {}).items() if k not in FILE_ANNOTATIONS + MARKER_ANNOTATIONS}
     if annotations:
         meta["annotations"] = annotations
     else:
@@ -130,12 +132,13 @@ def _cli_render(path: Path, env: dict[str, str], *flags: str) -> list[dict[str, 
 
 
 def _by_id(objects: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    return {f"{o['apiVersion']}/{o['kind']}/{o['metadata'].get('namespace', '')}/{o['metadata']['name']}": o for o in objects}
+    """Objects by identity, without file annotations and the ownership marker."""
+    return {f"{o['apiVersion']}/{o['kind']}/{o['metadata'].get('namespace', '')}/{o['metadata']['name']}": _strip_file_annotations(o) for o in objects}
 
 
 def _assert_golden_deployment(objects: list[dict[str, Any]]) -> None:
     expected = [d for d in yaml.safe_load_all((GOLDEN / "output.yaml").read_text()) if d is not None]
-    problems = match_stream(expected, objects, partial=True)
+    problems = match_stream(expected, [_strip_file_annotations(o) for o in objects], partial=True)
     assert not problems, "rendered Deployment differs from the operator golden:\n" + "\n".join(problems[:40])
 
 
@@ -179,12 +182,15 @@ def test_kpt_fn_eval_renders_the_upstream_golden_dcd_in_place(env: dict[str, str
     _assert_golden_deployment(objects)
     _assert_schema_valid([o for o in objects if o["kind"] != "ConfigMap"])
     # The DCD is gone, what it renders sits in its file, the other object is byte-identical.
-    assert "DynamoComponentDeployment" not in text
+    assert "kind: DynamoComponentDeployment" not in text
     assert PASSTHROUGH in text
     assert (pkg / "Kptfile").read_bytes() == kptfile
     assert sorted(_snapshot(pkg)) == ["Kptfile", "deploy/app.yaml"]
     # Same objects as the CLI renders for the same DCD.
-    assert [o for o in objects if o["kind"] != "ConfigMap"] == cli
+    assert [_strip_file_annotations(o) for o in objects if o["kind"] != "ConfigMap"] == cli
+    # Each rendered object names its source (the ownership marker a re-run relies on).
+    owners = {(o["metadata"].get("annotations") or {}).get("dynamo-render.dev/rendered-from") for o in objects if o["kind"] != "ConfigMap"}
+    assert owners == {f"DynamoComponentDeployment/{GOLDEN_NAMESPACE}/deployment-manifest"}
 
 
 def test_kpt_fn_eval_renders_a_multinode_dcd_as_a_leader_worker_set(env: dict[str, str], tmp_path: Path) -> None:
@@ -318,7 +324,8 @@ def test_kpt_fn_render_keep_sources_is_idempotent(env: dict[str, str], tmp_path:
     assert kinds.count("DynamoComponentDeployment") == 2 and kinds.count("Deployment") == 2
     second = _run(["kpt", "fn", "render", str(pkg), "--allow-exec", "--truncate-output=false"], env)
     assert second.returncode == 0, second.stdout + second.stderr
-    assert "replaced Deployment/agg-frontend from dcds.yaml" in second.stdout + second.stderr
+    # Last run's output carries the ownership marker: replaced in place, nothing pruned.
+    assert "pruned" not in second.stdout + second.stderr
     assert _snapshot(pkg) == after_first
 
 
@@ -346,7 +353,7 @@ def test_kubectl_kustomize_legacy_plugin_example(env: dict[str, str]) -> None:
     done = _kustomize(EXAMPLES / "kustomize-legacy", env)
     assert done.returncode == 0, done.stderr
     objects = _docs(done.stdout)
-    assert "DynamoComponentDeployment" not in done.stdout
+    assert "kind: DynamoComponentDeployment" not in done.stdout
     cli = _cli_render(EXAMPLES / "kustomize-legacy" / "dcds.yaml", env)
     assert _by_id(objects) == _by_id(cli)
     _assert_schema_valid([o for o in objects if o["kind"] != "ConfigMap"])
@@ -374,7 +381,7 @@ def test_plugin_installed_under_xdg_config_home(env: dict[str, str], tmp_path: P
     run_env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg")
     done = _run(["kubectl", "kustomize", "--enable-alpha-plugins", str(EXAMPLES / "kustomize-legacy")], run_env)
     assert done.returncode == 0, done.stderr
-    assert "kind: Deployment" in done.stdout and "DynamoComponentDeployment" not in done.stdout
+    assert "kind: Deployment" in done.stdout and "kind: DynamoComponentDeployment" not in done.stdout
 
 
 def test_kubectl_kustomize_without_dynamo_resources_is_a_no_op(env: dict[str, str], tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from plugin.frontends import krm
 from plugin.settings import resolve_settings
 from plugin.yamlio.codec import Dumper
 from renderer.render import Item, render_items
+from renderer.results import ResourceRef, Result
 
 # ---------------------------------------------------------------------------------------------
 # Builders
@@ -447,8 +448,10 @@ def test_re_rendering_beside_a_kept_source_replaces_the_previous_output() -> Non
     assert {"Deployment/decode", "Service/decode"} <= set(rendered)
     assert kinds(second) == ["DynamoComponentDeployment/decode", *rendered]
     assert [annos(o)["config.kubernetes.io/index"] for o in second["items"]] == [str(i) for i in range(len(rendered) + 1)]
-    replaced = [r["message"] for r in second["results"] if r["message"].startswith("replaced")]
-    assert replaced == [f"replaced {name} from app.yaml:{i} with the rendered object" for i, name in enumerate(rendered, start=1)]
+    # Last run's output is ours (it carries the marker): replaced quietly, nothing pruned.
+    assert {r["severity"] for r in second["results"]} == {"info"}
+    assert not [r for r in second["results"] if "pruned" in r["message"]]
+    assert second["results"][-1]["message"].startswith("rendered 1 Dynamo resource into")
 
 
 def test_without_bookkeeping_leaves_the_input_alone() -> None:
@@ -488,7 +491,7 @@ def test_configmap_keys_set_the_settings() -> None:
 @pytest.mark.parametrize(
     ("data", "field", "message"),
     [
-        ({"bogus": "1"}, "data.bogus", 'unknown key "bogus" (valid: namespace, keepSources, companions, lws, checkpoint, apiVersions, operatorConfigPath)'),
+        ({"bogus": "1"}, "data.bogus", 'unknown key "bogus" (valid: namespace, keepSources, companions, lws, checkpoint, apiVersions, operatorConfigPath, strict)'),
         ({"keepSources": "yes"}, "data.keepSources", 'expected true or false, got "yes"'),
     ],
     ids=["unknown-key", "bad-bool"],
@@ -692,3 +695,20 @@ def test_console_script_turns_a_bug_into_exit_2_with_a_traceback(monkeypatch: py
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert "Traceback" in err and "RuntimeError: boom" in err and "internal error" in err
+
+
+@pytest.mark.parametrize(
+    ("ref", "expected"),
+    [
+        (ResourceRef("v1", "Service", "web", "llm"), {"apiVersion": "v1", "kind": "Service", "name": "web", "namespace": "llm"}),
+        (ResourceRef("v1", "Service", "web"), {"apiVersion": "v1", "kind": "Service", "name": "web"}),
+        (ResourceRef("", "Service", "web"), None),
+        (ResourceRef("v1", "", "web"), None),
+        (ResourceRef("v1", "ConfigMap", ""), None),
+    ],
+    ids=["full", "cluster-scoped", "no-api-version", "no-kind", "no-name"],
+)
+def test_result_resource_ref_always_has_api_version_kind_and_name(ref: ResourceRef, expected: dict[str, str] | None) -> None:
+    """kpt and kyaml print and match results by apiVersion/kind/name: a partial ref is left out."""
+    krm = Result("m", resource=ref).to_krm()
+    assert krm.get("resourceRef") == expected
