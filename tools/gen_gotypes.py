@@ -27,7 +27,10 @@ directory, for example one exported with ``git archive <commit> <dir> | tar -x``
     python tools/gen_gotypes.py dynamo --v1beta1 <api/v1beta1> --v1alpha1 <api/v1alpha1> \
         --gaie <apix/config/v1alpha1> --meta <meta/v1> --core <core/v1> \
         --dynamo-commit 2a6da14c8 --gaie-version v1.2.0 --apimachinery-version v0.36.2 \
-        --api-version v0.36.2 -o renderer/gocompat/dynamo_types.py
+        --api-version v0.36.2 --autoscaling <autoscaling/v2> -o renderer/gocompat/dynamo_types.py
+
+``--autoscaling`` follows k8s.io/api autoscaling/v2 (the deprecated v1alpha1 ``autoscaling``
+block: HPA behavior and metrics); without it those types stay ``("unsupported", ...)``.
 
 A reached type with its own ``MarshalJSON`` stops the generator unless it is a declared leaf:
 that is how the table proves encoding/json's default struct encoder applies everywhere else.
@@ -599,7 +602,8 @@ def render_dynamo_module(tables: dict[str, dict[str, list[JsonField]]], versions
         "(json name, Go name, shape, omitempty, omitzero, inline). Extra shapes: (\"k8s\", name) is",
         "a core/v1 struct of renderer/gocompat/k8s_types.py; (\"RawJSON\",) an apiextensions JSON value;",
         "(\"RawMessage\",) a json.RawMessage; (\"ExtraPodSpec\",) the v1alpha1 ExtraPodSpec with its",
-        "own MarshalJSON; (\"unsupported\", type) a deprecated field this project does not model.",
+        "own MarshalJSON; (\"unsupported\", type) a type left unmodelled. autoscaling/v2 structs",
+        "(the deprecated v1alpha1 autoscaling block) sit in the V1ALPHA1 table.",
         "",
         "Mirrors: encoding/json typeFields over deploy/operator/api/v1beta1 and api/v1alpha1",
         '"""',
@@ -632,6 +636,9 @@ def main_dynamo(argv: Sequence[str]) -> int:
     parser.add_argument("--gaie", action="append", required=True, help="apix/config/v1alpha1 dir")
     parser.add_argument("--meta", action="append", required=True, help="meta/v1 .go file or dir")
     parser.add_argument("--core", action="append", required=True, help="core/v1 .go file or dir")
+    parser.add_argument(
+        "--autoscaling", action="append", help="autoscaling/v2 dir (else its types stay unsupported)"
+    )
     parser.add_argument("--dynamo-commit", required=True, help="ai-dynamo/dynamo commit")
     parser.add_argument("--gaie-version", required=True, help="inference extension tag")
     parser.add_argument("--apimachinery-version", required=True, help="apimachinery tag")
@@ -645,13 +652,17 @@ def main_dynamo(argv: Sequence[str]) -> int:
             META_PATH: load_package(META_PATH, args.meta),
             CORE_PATH: load_package(CORE_PATH, args.core),
         }
+        opaque = frozenset({AUTOSCALING_V2_PATH})
+        if args.autoscaling:
+            shared[AUTOSCALING_V2_PATH] = load_package(AUTOSCALING_V2_PATH, args.autoscaling)
+            opaque = frozenset()
         api = {DYNAMO_V1BETA1: args.v1beta1, DYNAMO_V1ALPHA1: args.v1alpha1}
         for var, (path, root) in DYNAMO_ROOTS.items():
             resolver = Resolver(
                 {**shared, path: load_package(path, api[path])},
                 leaves=DYNAMO_LEAVES,
                 delegate=frozenset({CORE_PATH}),
-                opaque=frozenset({AUTOSCALING_V2_PATH}),
+                opaque=opaque,
             )
             tables[var] = reachable(resolver, root, path)
             for extra in DYNAMO_EXTRA_ROOTS.get(var, ()):

@@ -15,7 +15,8 @@ Rows are as in renderer/gocompat/k8s_types.py:
 (json name, Go name, shape, omitempty, omitzero, inline). Extra shapes: ("k8s", name) is
 a core/v1 struct of renderer/gocompat/k8s_types.py; ("RawJSON",) an apiextensions JSON value;
 ("RawMessage",) a json.RawMessage; ("ExtraPodSpec",) the v1alpha1 ExtraPodSpec with its
-own MarshalJSON; ("unsupported", type) a deprecated field this project does not model.
+own MarshalJSON; ("unsupported", type) a type left unmodelled. autoscaling/v2 structs
+(the deprecated v1alpha1 autoscaling block) sit in the V1ALPHA1 table.
 
 Mirrors: encoding/json typeFields over deploy/operator/api/v1beta1 and api/v1alpha1
 """
@@ -500,19 +501,12 @@ V1ALPHA1: dict[str, tuple[tuple[Any, ...], ...]] = {
         (
             "behavior",
             "Behavior",
-            ("ptr", ("unsupported", "k8s.io/api/autoscaling/v2.HorizontalPodAutoscalerBehavior")),
+            ("ptr", ("struct", "HorizontalPodAutoscalerBehavior")),
             True,
             False,
             "",
         ),
-        (
-            "metrics",
-            "Metrics",
-            ("slice", ("unsupported", "k8s.io/api/autoscaling/v2.MetricSpec")),
-            True,
-            False,
-            "",
-        ),
+        ("metrics", "Metrics", ("slice", ("struct", "MetricSpec")), True, False, ""),
     ),
     "Condition": (
         ("type", "Type", ("string",), False, False, ""),
@@ -521,6 +515,16 @@ V1ALPHA1: dict[str, tuple[tuple[Any, ...], ...]] = {
         ("lastTransitionTime", "LastTransitionTime", ("Time",), False, False, ""),
         ("reason", "Reason", ("string",), False, False, ""),
         ("message", "Message", ("string",), False, False, ""),
+    ),
+    "ContainerResourceMetricSource": (
+        ("name", "Name", ("string",), False, False, ""),
+        ("target", "Target", ("struct", "MetricTarget"), False, False, ""),
+        ("container", "Container", ("string",), False, False, ""),
+    ),
+    "CrossVersionObjectReference": (
+        ("kind", "Kind", ("string",), False, False, ""),
+        ("name", "Name", ("string",), False, False, ""),
+        ("apiVersion", "APIVersion", ("string",), True, False, ""),
     ),
     "DynamoCheckpointIdentity": (
         ("model", "Model", ("string",), False, False, ""),
@@ -979,6 +983,10 @@ V1ALPHA1: dict[str, tuple[tuple[Any, ...], ...]] = {
             "",
         ),
     ),
+    "ExternalMetricSource": (
+        ("metric", "Metric", ("struct", "MetricIdentifier"), False, False, ""),
+        ("target", "Target", ("struct", "MetricTarget"), False, False, ""),
+    ),
     "ExtraPodMetadata": (
         ("annotations", "Annotations", ("map", ("string",), ("string",)), True, False, ""),
         ("labels", "Labels", ("map", ("string",), ("string",)), True, False, ""),
@@ -1012,6 +1020,28 @@ V1ALPHA1: dict[str, tuple[tuple[Any, ...], ...]] = {
             "",
         ),
     ),
+    "HPAScalingPolicy": (
+        ("type", "Type", ("string",), False, False, ""),
+        ("value", "Value", ("int32",), False, False, ""),
+        ("periodSeconds", "PeriodSeconds", ("int32",), False, False, ""),
+    ),
+    "HPAScalingRules": (
+        (
+            "stabilizationWindowSeconds",
+            "StabilizationWindowSeconds",
+            ("ptr", ("int32",)),
+            True,
+            False,
+            "",
+        ),
+        ("selectPolicy", "SelectPolicy", ("ptr", ("string",)), True, False, ""),
+        ("policies", "Policies", ("slice", ("struct", "HPAScalingPolicy")), True, False, ""),
+        ("tolerance", "Tolerance", ("ptr", ("Quantity",)), True, False, ""),
+    ),
+    "HorizontalPodAutoscalerBehavior": (
+        ("scaleUp", "ScaleUp", ("ptr", ("struct", "HPAScalingRules")), True, False, ""),
+        ("scaleDown", "ScaleDown", ("ptr", ("struct", "HPAScalingRules")), True, False, ""),
+    ),
     "IngressSpec": (
         ("enabled", "Enabled", ("bool",), True, False, ""),
         ("host", "Host", ("string",), True, False, ""),
@@ -1039,6 +1069,47 @@ V1ALPHA1: dict[str, tuple[tuple[Any, ...], ...]] = {
         ("enforcement", "Enforcement", ("string",), True, False, ""),
         ("preferredWeight", "PreferredWeight", ("ptr", ("float64",)), True, False, ""),
     ),
+    "LabelSelector": (
+        ("matchLabels", "MatchLabels", ("map", ("string",), ("string",)), True, False, ""),
+        (
+            "matchExpressions",
+            "MatchExpressions",
+            ("slice", ("struct", "LabelSelectorRequirement")),
+            True,
+            False,
+            "",
+        ),
+    ),
+    "LabelSelectorRequirement": (
+        ("key", "Key", ("string",), False, False, ""),
+        ("operator", "Operator", ("string",), False, False, ""),
+        ("values", "Values", ("slice", ("string",)), True, False, ""),
+    ),
+    "MetricIdentifier": (
+        ("name", "Name", ("string",), False, False, ""),
+        ("selector", "Selector", ("ptr", ("struct", "LabelSelector")), True, False, ""),
+    ),
+    "MetricSpec": (
+        ("type", "Type", ("string",), False, False, ""),
+        ("object", "Object", ("ptr", ("struct", "ObjectMetricSource")), True, False, ""),
+        ("pods", "Pods", ("ptr", ("struct", "PodsMetricSource")), True, False, ""),
+        ("resource", "Resource", ("ptr", ("struct", "ResourceMetricSource")), True, False, ""),
+        (
+            "containerResource",
+            "ContainerResource",
+            ("ptr", ("struct", "ContainerResourceMetricSource")),
+            True,
+            False,
+            "",
+        ),
+        ("external", "External", ("ptr", ("struct", "ExternalMetricSource")), True, False, ""),
+    ),
+    "MetricTarget": (
+        ("type", "Type", ("string",), False, False, ""),
+        ("value", "Value", ("ptr", ("Quantity",)), True, False, ""),
+        ("averageValue", "AverageValue", ("ptr", ("Quantity",)), True, False, ""),
+        ("averageUtilization", "AverageUtilization", ("ptr", ("int32",)), True, False, ""),
+    ),
     "ModelReference": (
         ("name", "Name", ("string",), False, False, ""),
         ("revision", "Revision", ("string",), True, False, ""),
@@ -1058,6 +1129,18 @@ V1ALPHA1: dict[str, tuple[tuple[Any, ...], ...]] = {
         ("leader", "Leader", ("ptr", ("struct", "MultinodeRoleSpec")), True, False, ""),
         ("worker", "Worker", ("ptr", ("struct", "MultinodeRoleSpec")), True, False, ""),
     ),
+    "ObjectMetricSource": (
+        (
+            "describedObject",
+            "DescribedObject",
+            ("struct", "CrossVersionObjectReference"),
+            False,
+            False,
+            "",
+        ),
+        ("target", "Target", ("struct", "MetricTarget"), False, False, ""),
+        ("metric", "Metric", ("struct", "MetricIdentifier"), False, False, ""),
+    ),
     "PVC": (
         ("create", "Create", ("ptr", ("bool",)), True, False, ""),
         ("name", "Name", ("ptr", ("string",)), True, False, ""),
@@ -1074,6 +1157,10 @@ V1ALPHA1: dict[str, tuple[tuple[Any, ...], ...]] = {
         ("type", "Type", ("string",), False, False, ""),
         ("parameters", "Parameters", ("RawMessage",), False, False, ""),
     ),
+    "PodsMetricSource": (
+        ("metric", "Metric", ("struct", "MetricIdentifier"), False, False, ""),
+        ("target", "Target", ("struct", "MetricTarget"), False, False, ""),
+    ),
     "ProviderOverride": (
         ("apiVersion", "APIVersion", ("string",), False, False, ""),
         ("target", "Target", ("string",), True, False, ""),
@@ -1085,6 +1172,10 @@ V1ALPHA1: dict[str, tuple[tuple[Any, ...], ...]] = {
         ("gpu", "GPU", ("string",), True, False, ""),
         ("gpuType", "GPUType", ("string",), True, False, ""),
         ("custom", "Custom", ("map", ("string",), ("string",)), True, False, ""),
+    ),
+    "ResourceMetricSource": (
+        ("name", "Name", ("string",), False, False, ""),
+        ("target", "Target", ("struct", "MetricTarget"), False, False, ""),
     ),
     "Resources": (
         ("requests", "Requests", ("ptr", ("struct", "ResourceItem")), True, False, ""),

@@ -798,9 +798,14 @@ def test_type_errors_carry_the_field_path(spec: dict[str, Any], field: str, mess
     assert message in caught.value.message
 
 
-def test_deprecated_autoscaling_metrics_are_refused_in_the_legacy_encoder() -> None:
-    with pytest.raises(RenderError, match="not supported yet"):
-        alpha_shared_spec_go_json({"autoscaling": {"behavior": {}}})
+def test_deprecated_autoscaling_behavior_and_metrics_in_the_legacy_encoder() -> None:
+    # autoscaling/v2 structs in Go field order; quantities canonical; a written empty behavior stays
+    assert alpha_shared_spec_go_json({"autoscaling": {"behavior": {}}}) == '{"autoscaling":{"behavior":{}}}'
+    metrics = [{"pods": {"target": {"averageValue": "1000m", "type": "AverageValue"}, "metric": {"name": "q"}}, "type": "Pods"}]
+    assert alpha_shared_spec_go_json({"autoscaling": {"metrics": metrics}}) == (
+        '{"autoscaling":{"metrics":[{"type":"Pods","pods":{"metric":{"name":"q"},'
+        '"target":{"type":"AverageValue","averageValue":"1"}}}]}}'
+    )
     # absent, they print nothing
     assert alpha_shared_spec_go_json({"autoscaling": {"enabled": True}}) == '{"autoscaling":{"enabled":true}}'
 
