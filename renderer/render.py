@@ -18,7 +18,7 @@ from renderer import consts
 from renderer.admission.api import DCD, parse_dcd
 from renderer.objects import companions
 from renderer.pod.labels import is_k8s_discovery_enabled, kube_annotations, kube_labels
-from renderer.pod.checkpoint import CheckpointInfo, render_checkpoint_storage, resolve_checkpoint
+from renderer.pod.checkpoint import CheckpointInfo, overlay_gms_clients, render_checkpoint_storage, resolve_checkpoint
 from renderer.cluster.state import BUNDLE_SOURCE, ClusterState, Kind, StateLayer, build_cluster_state
 from renderer.config import RenderConfig
 from renderer.pod.gpus import main_container_gpu_count
@@ -67,6 +67,9 @@ def render_component(
         notes += pvc_notes
         checkpoint, checkpoint_notes = resolve_checkpoint(checkpoint_config, dcd.namespace, cluster)
         notes += checkpoint_notes
+        gms_spec = dcd.spec.experimental.gpu_memory_service if dcd.spec.experimental is not None else None
+        if gms_spec is not None:
+            checkpoint = overlay_gms_clients(checkpoint, gms_spec.model_dump(by_alias=True, exclude_none=True))
 
     # Workload: a LeaderWorkerSet for multinode under the LWS gate, else a Deployment.
     if dcd.spec.is_multinode:
@@ -192,7 +195,9 @@ def compute_worker_hash(dgd: DGD, config: RenderConfig) -> str:
     return worker_hash(workers)
 
 
-def render_graph(dgd: DGD, config: RenderConfig, cluster: ClusterState) -> list[dict[str, Any]]:
+def render_graph(
+    dgd: DGD, config: RenderConfig, cluster: ClusterState, notes: list[Result] | None = None
+) -> list[dict[str, Any]]:
     """Everything the DGD controller's component program creates, rendered to workloads.
 
     Shared resources come first in the controller's order (planner and EPP RBAC, discovery
@@ -203,6 +208,7 @@ def render_graph(dgd: DGD, config: RenderConfig, cluster: ClusterState) -> list[
     dgd_shared_resources_reconciler.go Reconcile
     """
     from renderer.graph.dgd import dcd_as_written, generate_dcds
+    from renderer.graph.checkpoints import apply_checkpoint_startup_policy
     from renderer.graph.gms_claims import render_gms_claim_templates
 
     objects: list[dict[str, Any]] = []
@@ -239,6 +245,11 @@ def render_graph(dgd: DGD, config: RenderConfig, cluster: ClusterState) -> list[
 
     worker_hash = compute_worker_hash(dgd, config)
     for component, obj in generate_dcds(dgd, worker_hash):
+        if config.checkpoint_enabled:
+            try:
+                apply_checkpoint_startup_policy(obj, component, dgd.namespace, cluster)
+            except RenderError as err:
+                raise RenderError(err.message, _component_field(component.path, err.field)) from None
         if config.emit == "dcd":
             objects.append(dcd_as_written(obj))
             continue
@@ -247,9 +258,15 @@ def render_graph(dgd: DGD, config: RenderConfig, cluster: ClusterState) -> list[
             first_error = next((r for r in results if r.is_error), None)
             raise RenderError(first_error.message if first_error else "generated DCD is invalid", component.path)
         try:
-            objects += render_component(dcd, config, cluster)
+            component_notes: list[Result] = []
+            objects += render_component(dcd, config, cluster, component_notes)
         except RenderError as err:
             raise RenderError(err.message, _component_field(component.path, err.field)) from None
+        if notes is not None:
+            notes.extend(
+                Result(n.message, severity=n.severity, field=_component_field(component.path, n.field))
+                for n in component_notes
+            )
 
     # Scaling adapters, one per component that asks for one (an opt-in: see RenderSettings).
     if config.scaling_adapters:
@@ -427,11 +444,13 @@ def stream_items(
             results.extend(r.with_source(item.file, item.index) for r in parse_results)
             if dgd is None:
                 continue
+            graph_notes: list[Result] = []
             try:
-                objects = render_graph(dgd, config, cluster)
+                objects = render_graph(dgd, config, cluster, graph_notes)
             except RenderError as err:
                 results.append(err.to_result(dgd.ref).with_source(item.file, item.index))
                 continue
+            results.extend(n.with_resource(dgd.ref).with_source(item.file, item.index) for n in graph_notes)
             # Objects the API server would refuse are errors, never output.
             refused = apiserver.refusals(objects)
             if refused:

@@ -586,10 +586,15 @@ def validate_shared_spec(
         if experimental.checkpoint is not None and experimental.checkpoint.enabled:
             # Standalone DCDs get checkpoint-aware pod shaping (renderer.pod.checkpoint); graph components
             # also need the graph controller's checkpoint creation, which is not ported.
-            if ctx.checkpoint_gate and not ctx.standalone:
+            if ctx.checkpoint_gate and not ctx.standalone and not experimental.checkpoint.checkpoint_ref:
+                # The graph controller creates this component's DynamoCheckpoint itself, named
+                # checkpoint-<hash of namespace, DGD name, DGD UID, component, worker hash>.
                 out.append(
                     unsupported(
-                        f"{prefix}.experimental.checkpoint", "checkpoints of graph components (checkpoint creation by the graph controller)"
+                        f"{prefix}.experimental.checkpoint",
+                        "needs the live cluster: the operator names the DynamoCheckpoint it creates for a graph component "
+                        "after the DynamoGraphDeployment's UID, which only the API server assigns, and the checkpoint "
+                        "Job runs in the cluster; set checkpointRef to a DynamoCheckpoint kept in Git or in the cluster state",
                     ).to_result()
                 )
             elif not ctx.checkpoint_gate:

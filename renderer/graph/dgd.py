@@ -410,6 +410,13 @@ def validate_dgd(dgd: DGD, config: RenderConfig) -> list[Result]:
         )
         out.extend(validate_shared_spec(component.spec, component.pod_template, component.path, ctx))
         out.extend(_ignored_fields(component.spec, component.path, standalone=False))
+        if component.spec.scaling_adapter is not None and not config.scaling_adapters:
+            error(
+                "not emitted: the operator creates a DynamoGraphDeploymentScalingAdapter for this component, an "
+                "operator-managed object; set scalingAdapters: true in the DynamoRenderConfig to emit it",
+                f"{component.path}.scalingAdapter",
+                Severity.INFO,
+            )
         epp_config = component.raw.get("eppConfig")
         if component.type == consts.COMPONENT_TYPE_EPP and isinstance(epp_config, dict) and isinstance(epp_config.get("config"), dict):
             out.extend(epp.check_endpoint_picker_config(epp_config["config"], f"{component.path}.eppConfig.config"))

@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from renderer import consts
@@ -190,8 +190,8 @@ def resolve_checkpoint(
 
     A ``checkpointRef`` absent from a state that does not list checkpoints in full is taken as
     an existing checkpoint that is not Ready yet (the operator would fail until it exists).
-    Intra-pod failover restore targets and the GPU Memory Service overlay do not apply: both
-    features are refused for checkpointed DCDs before this runs.
+    Intra-pod failover restore targets do not apply (the webhook refuses checkpoints with
+    failover); the GPU Memory Service overlay is ``overlay_gms_clients``.
     Mirrors: internal/checkpoint/resolve.go ResolveCheckpointForService.
     """
     policy = config.startup_policy or STARTUP_POLICY_IMMEDIATE
@@ -541,6 +541,7 @@ def inject_restore(pod_spec: Mapping[str, Any], restore: Restore | None, seccomp
     if restore.storage.pvc_name and not any(v.get("name") == CHECKPOINT_VOLUME_NAME for v in volumes):
         volumes.append({"name": CHECKPOINT_VOLUME_NAME, "persistentVolumeClaim": {"claimName": restore.storage.pvc_name}})
     containers = list(out.get("containers") or [])
+    target_indexes: list[int] = []
     for target in format_target_containers(restore.info.targets()).split(","):
         index = next((i for i, c in enumerate(containers) if c.get("name") == target), None)
         if index is None:
@@ -552,16 +553,16 @@ def inject_restore(pod_spec: Mapping[str, Any], restore: Restore | None, seccomp
         if not any(v.get("name") == CONTROL_VOLUME_NAME for v in volumes):
             volumes.append({"name": CONTROL_VOLUME_NAME, "emptyDir": {}})
         containers[index] = _shape_restore_target(containers[index], restore.storage, restore.info.ready)
+        target_indexes.append(index)
     out["volumes"] = volumes
     out["containers"] = containers
-    gms = restore.info.gpu_memory_service
-    if restore.info.ready and gms is not None and gms.get("enabled"):
-        mode = gms.get("mode") or "IntraPod"
-        if mode == "IntraPod":
-            raise unsupported(
-                FIELD, f"restoring checkpoint {restore.info.name} that enables gpuMemoryService (GPU Memory Service sidecar)"
-            )
-        if mode == "InterPod":
+    gms_info = restore.info.gpu_memory_service
+    if restore.info.ready and gms_info is not None and gms_info.get("enabled"):
+        # A DynamoCheckpoint is v1alpha1: its modes are spelled intraPod / interPod.
+        mode = gms_info.get("mode") or "intraPod"
+        if mode == "intraPod":
+            return _ensure_intra_pod_gms(out, target_indexes, list(gms_info.get("extraClientContainers") or []))
+        if mode == "interPod":
             raise RenderError(
                 f'failed to inject checkpoint config: gpuMemoryService checkpoint restore for mode "{mode}" is not implemented',
                 FIELD,
@@ -572,6 +573,54 @@ def inject_restore(pod_spec: Mapping[str, Any], restore: Restore | None, seccomp
             FIELD,
         )
     return out
+
+
+def _ensure_intra_pod_gms(pod_spec: dict[str, Any], target_indexes: list[int], extra_clients: list[str]) -> dict[str, Any]:
+    """The GMS server sidecar on the first restore target; every target and extra client a GMS client.
+
+    Extra clients that name no container are skipped, as the operator skips them.
+    Mirrors: internal/checkpoint/podspec.go EnsureIntraPodGPUMemoryService
+    """
+    from renderer.pod import gms
+    from renderer.pod.merge import copy_json
+
+    out: dict[str, Any] = copy_json(pod_spec)
+    if not target_indexes:
+        return out
+    containers = out["containers"]
+    gms.ensure_server_sidecar(out, containers[target_indexes[0]])
+    for index in target_indexes:
+        gms.ensure_client(out, containers[index])
+    for name in extra_clients:
+        container = next((c for c in containers if c.get("name") == name), None)
+        if container is not None:
+            gms.ensure_client(out, container)
+    return out
+
+
+def overlay_gms_clients(info: CheckpointInfo, service_gms: Mapping[str, Any] | None) -> CheckpointInfo:
+    """The component's GPU Memory Service settings replace a GMS checkpoint's.
+
+    ``service_gms`` is the component's ``gpuMemoryService`` (v1beta1: present means enabled).
+    Mirrors: internal/gms/clients.go OverlayClients (and ToAlphaSpec)
+    """
+    if service_gms is None:
+        return info
+    current = info.gpu_memory_service
+    checkpoint_enabled = current is not None and bool(current.get("enabled"))
+    if info.exists and not checkpoint_enabled:
+        raise RenderError(
+            f"failed to apply checkpoint gpuMemoryService config: gpuMemoryService restore requires resolved checkpoint "
+            f"{go_quote(info.name)} to enable gpuMemoryService",
+            "spec.experimental.gpuMemoryService",
+        )
+    if not checkpoint_enabled:
+        return info
+    alpha_modes = {"IntraPod": "intraPod", "InterPod": "interPod"}
+    converted: dict[str, Any] = {"enabled": True, **{k: v for k, v in service_gms.items() if v is not None}}
+    if "mode" in converted:
+        converted["mode"] = alpha_modes.get(str(converted["mode"]), converted["mode"])
+    return replace(info, gpu_memory_service=converted)
 
 
 def format_target_containers(names: tuple[str, ...]) -> str:

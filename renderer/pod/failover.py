@@ -67,7 +67,7 @@ def build_failover_pod(pod_spec: dict[str, Any], number_of_nodes: int, backend_f
     if backend_framework != consts.BACKEND_VLLM:
         raise RenderError(
             f"failed to build failover pod: failover is currently supported only for vLLM (detected: {backend_framework})",
-            "experimental.failover",
+            "spec.experimental.failover",
         )
     _apply_vllm_overrides(pod_spec, number_of_nodes)
 

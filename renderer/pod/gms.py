@@ -180,7 +180,7 @@ def apply_intra_pod_gms(pod_spec: dict[str, Any], extra_clients: list[str], pare
     containers = pod_spec.get("containers") or []
     problem = extra_client_containers_error(extra_clients, containers)
     if problem:
-        raise RenderError(problem, "experimental.gpuMemoryService.extraClientContainers")
+        raise RenderError(problem, "spec.experimental.gpuMemoryService.extraClientContainers")
     apply_claim(pod_spec, claim_template_name(parent_name, component_name))
     ensure_server_sidecar(pod_spec, containers[0])
     for name in extra_clients:

@@ -8,6 +8,7 @@ import pytest
 
 from renderer.admission.api import ComponentCheckpointConfig, DynamoCheckpointIdentity
 from renderer.pod.checkpoint import (
+    overlay_gms_clients,
     DEFAULT_SECCOMP_PROFILE,
     CheckpointInfo,
     Restore,
@@ -492,10 +493,30 @@ def test_restore_errors(info: CheckpointInfo, spec: dict[str, Any], cluster: Clu
     assert message in err.value.message and err.value.message.startswith("failed to inject checkpoint config: ")
 
 
-def test_ready_gms_checkpoint_is_not_supported_yet() -> None:
+def test_ready_gms_checkpoint_restores_with_the_gms_sidecar() -> None:
+    # checkpoint/podspec.go EnsureIntraPodGPUMemoryService: server sidecar on the first target, clients share the claim
     info = CheckpointInfo(enabled=True, ready=True, hash=TEST_HASH, name="gms", gpu_memory_service={"enabled": True})
-    with pytest.raises(RenderError, match="not supported yet: spec.experimental.checkpoint"):
+    out = inject_restore(pod_spec(), resolve_restore(info, storage(**CONFIGURED), NAMESPACE, state()), "")
+    assert [c["name"] for c in out["initContainers"]] == ["gms-server"]
+    main = out["containers"][0]
+    assert {"name": "GMS_SOCKET_DIR", "value": "/gms-intrapod-control"} in main["env"]
+    assert main["resources"]["claims"] == [{"name": "intrapod-shared-gpu"}]
+
+
+def test_inter_pod_gms_checkpoint_restore_is_the_operator_error() -> None:
+    info = CheckpointInfo(enabled=True, ready=True, hash=TEST_HASH, name="gms", gpu_memory_service={"enabled": True, "mode": "interPod"})
+    with pytest.raises(RenderError, match='gpuMemoryService checkpoint restore for mode "interPod" is not implemented'):
         inject_restore(pod_spec(), resolve_restore(info, storage(**CONFIGURED), NAMESPACE, state()), "")
+
+
+def test_gms_overlay_requires_a_gms_checkpoint() -> None:
+    # internal/gms/clients.go OverlayClients
+    info = CheckpointInfo(enabled=True, exists=True, name="plain")
+    with pytest.raises(RenderError, match='gpuMemoryService restore requires resolved checkpoint "plain" to enable gpuMemoryService'):
+        overlay_gms_clients(info, {"mode": "IntraPod"})
+    gms_info = CheckpointInfo(enabled=True, exists=True, name="g", gpu_memory_service={"enabled": True, "mode": "intraPod"})
+    overlaid = overlay_gms_clients(gms_info, {"mode": "IntraPod", "extraClientContainers": ["loader"]})
+    assert overlaid.gpu_memory_service == {"enabled": True, "mode": "intraPod", "extraClientContainers": ["loader"]}
 
 
 def test_hash_resolved_from_the_named_checkpoint_when_missing() -> None:
