@@ -10,13 +10,17 @@ GMS weight server) exists only on the Grove pathway.
 
 Mirrors: internal/dynamo/failover.go IsIntraPodFailoverEnabled,
 IntraPodFailoverEngineContainerNames, buildFailoverPod, buildEngineContainer;
-internal/dynamo/failover_vllm.go applyVLLMOverrides, hasMasterPortFlag, staggerFlagValue.
+internal/dynamo/failover_vllm.go applyVLLMOverrides, hasMasterPortFlag, staggerFlagValue;
+inter-pod: failover.go gmsWeightServerPodSpec, augmentEngineForGMS, gmsEngineEnvVars,
+gmsResourceClaimTemplateConfigs, gmsResourceSharingEntries, graph.go expandSingleNodeGMSRoles /
+expandMultinodeGMSRoles (used by the Grove pathway).
 """
 
 from __future__ import annotations
 
 import copy
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from renderer import consts
@@ -157,3 +161,218 @@ def _stagger_flag_value(container: dict[str, Any], flag: str, offset: int) -> No
                 items[i] = item.replace(f"{flag} {digits}", f"{flag} {int(digits) + offset}", 1)
                 container[key] = items
                 return
+
+
+# ---------------------------------------------------------------------------------------------
+# Inter-pod GMS (Grove pathway): weight-server pods and engine pods sharing GPUs per rank.
+# Mirrors: internal/dynamo/failover.go (inter-pod block) and graph.go expandRolesForComponent.
+
+INTER_POD_VOLUME = "gms-shared"
+INTER_POD_HOST_PATH = "/run/gms"
+INTER_POD_MOUNT_PATH = "/run/gms/shared"
+INTER_POD_LOCK_FILE = "failover.lock"
+PERM_FIX_INIT_NAME = "fix-gms-perms"
+ROLE_GMS = "gms"
+
+
+@dataclass(frozen=True)
+class ServiceRole:
+    """One PodClique of a component. Mirrors: internal/dynamo/graph.go ServiceRole."""
+
+    name: str
+    role: str
+    replicas: int
+    rank: int = 0
+
+
+def expand_gms_roles(component_name: str, number_of_nodes: int, total_engine_pods: int) -> list[ServiceRole]:
+    """Per rank: a weight-server clique ``<c>-gms-<rank>`` then the engine clique (primary + shadows).
+
+    Single node: the engine clique keeps the component name; multinode: ``<c>-ldr`` for rank 0
+    and ``<c>-wkr-<rank>`` for the others.
+    Mirrors: internal/dynamo/graph.go expandSingleNodeGMSRoles, expandMultinodeGMSRoles
+    """
+    if number_of_nodes <= 1:
+        return [
+            ServiceRole(f"{component_name}-gms-0", ROLE_GMS, 1, 0),
+            ServiceRole(component_name, "main", total_engine_pods, 0),
+        ]
+    roles: list[ServiceRole] = []
+    for rank in range(number_of_nodes):
+        roles.append(ServiceRole(f"{component_name}-gms-{rank}", ROLE_GMS, 1, rank))
+        if rank == 0:
+            roles.append(ServiceRole(f"{component_name}-ldr", "leader", total_engine_pods, rank))
+        else:
+            roles.append(ServiceRole(f"{component_name}-wkr-{rank}", "worker", total_engine_pods, rank))
+    return roles
+
+
+def gms_wrapper_script() -> str:
+    """Mirrors: internal/dynamo/failover.go gmsWrapperScript"""
+    return (
+        f"rm -f {INTER_POD_MOUNT_PATH}/gms_*.sock\n"
+        "rc=1\n"
+        'cleanup() { kill -- -$$ 2>/dev/null; exit "$rc"; }\n'
+        "trap cleanup SIGTERM SIGINT\n"
+        "python3 -m gpu_memory_service.cli.server &\n"
+        'echo "Started GMS server pid=$!"\n'
+        "wait -n\n"
+        "rc=$?\n"
+        'echo "GMS server exited (code=$rc), shutting down"\n'
+        "cleanup"
+    )
+
+
+def gms_startup_probe_command(gpu_count: int) -> list[str]:
+    """Two sockets (weights, kv_cache) per GPU. Mirrors: failover.go gmsStartupProbeCommand"""
+    return ["sh", "-c", f"test $(ls {INTER_POD_MOUNT_PATH}/gms_*.sock 2>/dev/null | wc -l) -ge {2 * gpu_count}"]
+
+
+def _shared_volume(rank: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Mirrors: internal/dynamo/failover.go gmsSharedVolume"""
+    volume = {"name": INTER_POD_VOLUME, "hostPath": {"path": INTER_POD_HOST_PATH, "type": "DirectoryOrCreate"}}
+    mount = {
+        "name": INTER_POD_VOLUME,
+        "mountPath": INTER_POD_MOUNT_PATH,
+        "subPathExpr": f"$(GROVE_PCSG_NAME)-$(GROVE_PCSG_INDEX)/rank-{rank}",
+    }
+    return volume, mount
+
+
+def _perm_fix_init_container(rank: int, image: str) -> dict[str, Any]:
+    """Mirrors: internal/dynamo/failover.go gmsPermFixInitContainer"""
+    _, mount = _shared_volume(rank)
+    out: dict[str, Any] = {"name": PERM_FIX_INIT_NAME}
+    if image:
+        out["image"] = image
+    out["command"] = ["sh", "-c", f"chmod 1777 {INTER_POD_MOUNT_PATH}"]
+    out["volumeMounts"] = [mount]
+    out["securityContext"] = {"runAsUser": 0, "runAsNonRoot": False}
+    return out
+
+
+def _apply_shared_resources(pod_spec: dict[str, Any], container: dict[str, Any], rank: int) -> None:
+    """Mirrors: internal/dynamo/failover.go applyGMSSharedResources"""
+    from renderer.pod.gms import add_gpu_toleration, remove_gpu_resources
+
+    resources = container.get("resources")
+    if isinstance(resources, dict):
+        remove_gpu_resources(resources)
+    add_gpu_toleration(pod_spec)
+    volume, mount = _shared_volume(rank)
+    pod_spec["volumes"] = [*(pod_spec.get("volumes") or []), volume]
+    container["volumeMounts"] = [*(container.get("volumeMounts") or []), mount]
+    pod_spec["initContainers"] = [*(pod_spec.get("initContainers") or []), _perm_fix_init_container(rank, str(container.get("image") or ""))]
+
+
+def weight_server_pod_spec(base: dict[str, Any], rank: int, gpu_count: int) -> dict[str, Any]:
+    """The GMS weight-server pod of one rank, from the engine's base pod spec (a copy).
+
+    Mirrors: internal/dynamo/failover.go gmsWeightServerPodSpec
+    """
+    pod_spec = copy.deepcopy(base)
+    containers = pod_spec.get("containers") or []
+    if not containers:
+        return pod_spec
+    container = containers[0]
+    container["command"] = ["bash", "-c"]
+    container["args"] = [gms_wrapper_script()]
+    container["startupProbe"] = {
+        "exec": {"command": gms_startup_probe_command(gpu_count)},
+        "periodSeconds": 2,
+        "timeoutSeconds": 2,
+        "failureThreshold": 150,
+    }
+    container.pop("livenessProbe", None)
+    container.pop("readinessProbe", None)
+    container["env"] = [*(container.get("env") or []), {"name": "GMS_SOCKET_DIR", "value": INTER_POD_MOUNT_PATH}]
+    _apply_shared_resources(pod_spec, container, rank)
+    return pod_spec
+
+
+def gms_engine_env() -> list[dict[str, Any]]:
+    """Mirrors: internal/dynamo/failover.go gmsEngineEnvVars"""
+    return [
+        {"name": "ENGINE_ID", "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels['grove.io/podclique-pod-index']"}}},
+        {"name": "GMS_SOCKET_DIR", "value": INTER_POD_MOUNT_PATH},
+        {"name": "FAILOVER_LOCK_PATH", "value": f"{INTER_POD_MOUNT_PATH}/{INTER_POD_LOCK_FILE}"},
+        {"name": "DYN_SYSTEM_STARTING_HEALTH_STATUS", "value": "notready"},
+    ]
+
+
+def augment_engine_for_gms(pod_spec: dict[str, Any], rank: int, inter_pod_failover: bool) -> None:
+    """Engine pod of the inter-pod layout (in place); failover engines never restart in place.
+
+    Mirrors: internal/dynamo/failover.go augmentEngineForGMS
+    """
+    containers = pod_spec.get("containers") or []
+    if not containers:
+        return
+    container = containers[0]
+    env = [*(container.get("env") or []), *gms_engine_env()]
+    container["env"] = [e for e in env if e.get("name") != "DYN_SYSTEM_USE_ENDPOINT_HEALTH_STATUS"]
+    _apply_shared_resources(pod_spec, container, rank)
+    if inter_pod_failover:
+        pod_spec["restartPolicy"] = "Never"
+
+
+def rct_name(service_name: str, rank: int) -> str:
+    """Mirrors: internal/dynamo/failover.go gmsRCTName (NormalizeKubeResourceName of the service)."""
+    from renderer.pod.naming import normalize_kube_resource_name
+
+    return f"{normalize_kube_resource_name(service_name)}-gpu-rank-{rank}"
+
+
+def resource_claim_template_configs(
+    service_name: str, device_class: str, gpu_count: int, roles: list[ServiceRole]
+) -> list[dict[str, Any]]:
+    """One PodCliqueSet-level claim template per rank (request ``gpu``).
+
+    Mirrors: internal/dynamo/failover.go gmsResourceClaimTemplateConfigs
+    """
+    out: list[dict[str, Any]] = []
+    seen: set[int] = set()
+    for role in roles:
+        if role.rank in seen:
+            continue
+        seen.add(role.rank)
+        out.append(
+            {
+                "name": rct_name(service_name, role.rank),
+                "templateSpec": {
+                    "spec": {
+                        "devices": {
+                            "requests": [
+                                {
+                                    "name": "gpu",
+                                    "exactly": {
+                                        "deviceClassName": device_class or "gpu.nvidia.com",
+                                        "allocationMode": "ExactCount",
+                                        "count": gpu_count,
+                                    },
+                                }
+                            ]
+                        }
+                    }
+                },
+            }
+        )
+    return out
+
+
+def resource_sharing_entries(service_name: str, roles: list[ServiceRole]) -> list[dict[str, Any]]:
+    """Per rank, the claim shared PerReplica by that rank's weight-server and engine cliques only.
+
+    Mirrors: internal/dynamo/failover.go gmsResourceSharingEntries
+    """
+    order: list[int] = []
+    cliques: dict[int, list[str]] = {}
+    for role in roles:
+        if role.rank not in cliques:
+            cliques[role.rank] = []
+            order.append(role.rank)
+        cliques[role.rank].append(role.name.lower())
+    return [
+        {"name": rct_name(service_name, rank), "scope": "PerReplica", "filter": {"childCliqueNames": cliques[rank]}}
+        for rank in order
+    ]
