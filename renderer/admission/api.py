@@ -775,6 +775,17 @@ def _ignored_fields(spec: DynamoComponentDeploymentSharedSpec, prefix: str, stan
     """Fields the operator accepts off the Grove pathway but does not act on: say so."""
     out: list[Result] = []
     where = "a standalone DCD" if standalone else "the component pathway"
+    experimental = spec.experimental
+    gms_spec = experimental.gpu_memory_service if experimental is not None else None
+    if standalone and gms_spec is not None and gms_spec.mode == "InterPod":
+        out.append(
+            Result(
+                "the operator renders only the engine pod of a standalone DCD (vLLM: --load-format gms): the GMS "
+                "weight-server pods of the inter-pod layout exist only for Grove-backed DynamoGraphDeployment components",
+                severity=Severity.WARNING,
+                field=f"{prefix}.experimental.gpuMemoryService.mode",
+            )
+        )
     if spec.topology_constraint is not None:
         out.append(
             Result(

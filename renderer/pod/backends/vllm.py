@@ -27,6 +27,7 @@ from renderer.pod.backends.compat import VLLM_MULTIPROCESSING_MIN_ORIGIN, origin
 from renderer.pod.backends.flags import (
     ENABLE_ELASTIC_EP_FLAG,
     container_command_line_has_arg,
+    container_has_arg,
     expanded_args,
     get_flag_value,
     has_flag,
@@ -256,6 +257,15 @@ class VLLMBackend:
     def update_container(self, container: dict[str, Any], ctx: BackendContext) -> dict[str, Any]:
         """Mirrors: internal/dynamo/backend_vllm.go VLLMBackend.UpdateContainer."""
         container = copy.deepcopy(container)
+        # Inter-pod GMS engines load their weights from the rank's GMS weight server; failover
+        # engines also start as shadows.
+        experimental = ctx.spec.experimental
+        gms_spec = experimental.gpu_memory_service if experimental is not None else None
+        if gms_spec is not None and gms_spec.mode == "InterPod":
+            if not container_has_arg(container, "--load-format", "gms"):
+                inject_flags_into_container_command(container, "--load-format gms", False, consts.BACKEND_VLLM)
+            if experimental is not None and experimental.failover is not None and experimental.failover.mode == "InterPod":
+                _append_env(container, {"name": "DYN_VLLM_GMS_SHADOW_MODE", "value": "true"})
         if ctx.number_of_nodes > 1:
             try:
                 gpus = ctx.gpu_count()
