@@ -786,6 +786,17 @@ def _ignored_fields(spec: DynamoComponentDeploymentSharedSpec, prefix: str, stan
                 field=f"{prefix}.experimental.gpuMemoryService.mode",
             )
         )
+    checkpoint = experimental.checkpoint if experimental is not None else None
+    if checkpoint is not None and checkpoint.enabled and (standalone or checkpoint.checkpoint_ref):
+        # Only a DynamoCheckpoint the graph controller creates (a graph component without
+        # checkpointRef) uses the job template and the deletion policy.
+        reason = "a standalone DCD never creates its checkpoint" if standalone else "a referenced checkpoint is not created"
+        if checkpoint.job is not None:
+            out.append(Result(f"has no effect: {reason}", severity=Severity.WARNING, field=f"{prefix}.experimental.checkpoint.job"))
+        if "deletion_policy" in checkpoint.model_fields_set:
+            out.append(
+                Result(f"has no effect: {reason}", severity=Severity.WARNING, field=f"{prefix}.experimental.checkpoint.deletionPolicy")
+            )
     if spec.topology_constraint is not None:
         out.append(
             Result(

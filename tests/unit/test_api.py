@@ -139,3 +139,21 @@ def test_spec_schema_messages(spec: dict[str, Any], want: list[str]) -> None:
     doc = dcd("worker")
     doc["spec"].update(spec)
     assert _errors(doc) == want
+
+
+def _warnings(doc: dict[str, Any], checkpoint_gate: bool = False) -> list[str]:
+    _, results = parse_dcd(doc, "default", checkpoint_gate)
+    return [f"{r.field}: {r.message}" for r in results if r.severity.value == "warning"]
+
+
+def test_standalone_checkpoint_job_and_deletion_policy_have_no_effect() -> None:
+    # Only the graph controller creates checkpoints (dgd_checkpoints_reconciler.go createCheckpointCR)
+    experimental = {"checkpoint": {"enabled": True, "deletionPolicy": "Retain", "job": {}, "identity": {"model": "m", "backendFramework": "vllm"}}}
+    warnings = _warnings(dcd("worker", ONE_GPU, experimental=experimental), checkpoint_gate=True)
+    assert "spec.experimental.checkpoint.job: has no effect: a standalone DCD never creates its checkpoint" in warnings
+    assert "spec.experimental.checkpoint.deletionPolicy: has no effect: a standalone DCD never creates its checkpoint" in warnings
+
+
+def test_standalone_inter_pod_gms_warns_about_weight_servers() -> None:
+    warnings = _warnings(dcd("worker", ONE_GPU, experimental={"gpuMemoryService": {"mode": "InterPod"}}))
+    assert any(w.startswith(f"{GMS}.mode: the operator renders only the engine pod") for w in warnings)
