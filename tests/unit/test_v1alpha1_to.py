@@ -297,3 +297,21 @@ def test_conversion_field_coverage(table: str, struct: str) -> None:
 
     rows = getattr(dynamo_types, table)[struct]
     assert [row[0] for row in rows] == _KNOWN_FIELDS[(table, struct)].split()
+
+
+def test_preserved_epp_parameters_that_are_not_json_are_an_error_at_the_annotation() -> None:
+    """Mirrors: preservation.go restoreEPPPluginParameters (raw bytes put back verbatim)."""
+    import base64
+
+    raw = base64.b64encode(b"{not json").decode()
+    preserved = {
+        "version": 1,
+        "spec": {"components": [{"name": "w", "eppConfig": {"config": {"plugins": [{"name": "p", "type": "t"}]}}}]},
+        "rawJSON": [{"path": "components/0/eppConfig/config/plugins/0/parameters", "raw": raw}],
+    }
+    obj = _dgd({"w": {"eppConfig": {"config": {"plugins": [{"name": "p", "type": "t"}]}}}})
+    obj["metadata"]["annotations"][preservation.ANN_DGD_SPEC] = json.dumps(preserved)
+    with pytest.raises(RenderError) as err:
+        dgd_to_v1beta1(obj)
+    assert err.value.field == f"metadata.annotations[{preservation.ANN_DGD_SPEC}]"
+    assert err.value.message.startswith("not supported yet")

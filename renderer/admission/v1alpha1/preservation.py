@@ -147,8 +147,13 @@ def _decode_records(value: Any) -> list[Record] | None:
     return out
 
 
-def restore_epp_plugin_parameters(config: dict[str, Any] | None, prefix: str, records: list[Record]) -> None:
+def restore_epp_plugin_parameters(
+    config: dict[str, Any] | None, prefix: str, records: list[Record], annotation: str
+) -> None:
     """Put back EPP plugin ``parameters`` recorded as nil or as raw bytes (in place).
+
+    Raw bytes that are not JSON cannot be held here; the operator would fail to marshal
+    them, so they are an error at the annotation.
 
     Mirrors: preservation.go restoreEPPPluginParameters
     """
@@ -166,8 +171,8 @@ def restore_epp_plugin_parameters(config: dict[str, Any] | None, prefix: str, re
             plugin["parameters"] = json.loads(record["raw"].decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
             raise unsupported(
-                f"spec.eppConfig.config.plugins[{i}].parameters",
-                "a preserved value that is not valid JSON",
+                f"metadata.annotations[{annotation}]",
+                f"rawJSON {prefix}/plugins/{i}/parameters is not valid JSON",
             ) from None
 
 
@@ -180,7 +185,7 @@ def restore_dcd_hub_spec(raw: str) -> dict[str, Any] | None:
     def apply(spec: dict[str, Any], records: list[Record]) -> None:
         epp = spec.get("eppConfig")
         if epp is not None:
-            restore_epp_plugin_parameters(epp.get("config"), "eppConfig/config", records)
+            restore_epp_plugin_parameters(epp.get("config"), "eppConfig/config", records, ANN_DCD_SPEC)
 
     return restore_preserved_spec(raw, typed.BETA, "DynamoComponentDeploymentSpec", apply)
 
@@ -195,7 +200,9 @@ def restore_dgd_hub_spec(raw: str) -> dict[str, Any] | None:
         for i, component in enumerate(spec.get("components") or []):
             epp = component.get("eppConfig")
             if epp is not None:
-                restore_epp_plugin_parameters(epp.get("config"), f"components/{i}/eppConfig/config", records)
+                restore_epp_plugin_parameters(
+                    epp.get("config"), f"components/{i}/eppConfig/config", records, ANN_DGD_SPEC
+                )
 
     return restore_preserved_spec(raw, typed.BETA, "DynamoGraphDeploymentSpec", apply)
 

@@ -181,15 +181,12 @@ def _dcd_spec_to_hub(
     if src.get("backendFramework"):
         dst["backendFramework"] = src["backendFramework"]
     dst.update(
-        _with_path(
-            "spec",
-            lambda: shared_to_hub(
-                shared,
-                restored,
-                save,
-                include_origin_splits=include_origin_splits,
-                pod_template_origin=restored is not None and "podTemplate" in restored,
-            ),
+        shared_to_hub(
+            shared,
+            restored,
+            save,
+            include_origin_splits=include_origin_splits,
+            pod_template_origin=restored is not None and "podTemplate" in restored,
         )
     )
     # v1beta1 requires spec.name: an empty v1alpha1 serviceName falls back to the object name
@@ -198,17 +195,6 @@ def _dcd_spec_to_hub(
     if restored is not None and not restored.get("name") and dst.get("name") == object_name:
         dst.pop("name", None)
     return dst
-
-
-def _with_path(path: str, build: Any) -> dict[str, Any]:
-    """Run ``build``; a RenderError's field is made a v1alpha1 path under ``path``."""
-    try:
-        result: dict[str, Any] = build()
-    except RenderError as err:
-        if err.field and not err.field.startswith(path):
-            raise RenderError(err.message, f"{path}.{err.field}") from None
-        raise
-    return result
 
 
 def _service_status_needs_preservation(service: dict[str, Any] | None) -> bool:
@@ -341,7 +327,7 @@ def _dgd_spec_to_hub(
                 pod_template_origin=restored_shared is not None and "podTemplate" in restored_shared,
             )
         except RenderError as err:
-            field = f"{path}.{err.field}" if err.field else path
+            field = err.field if err.field.startswith(("spec.", "metadata.")) else path
             raise RenderError(f"component {go_quote(name)}: {err.message}", field) from None
         # the services-map key is the component name; a different serviceName is saved
         component["name"] = name
