@@ -76,6 +76,11 @@ def test_edited_objects(case: dict[str, Any]) -> None:
     _check(case)
 
 
+@pytest.mark.parametrize("case", _table("dcd_variants.json"))
+def test_dcd_variants(case: dict[str, Any]) -> None:
+    _check(case)
+
+
 def _dgd(services: dict[str, Any], **spec: Any) -> dict[str, Any]:
     return {
         "apiVersion": "nvidia.com/v1alpha1",
