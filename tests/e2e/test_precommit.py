@@ -8,6 +8,7 @@ the same path a user's ``repo: https://...`` entry takes, minus the network clon
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -192,6 +194,17 @@ def test_validate_reports_bad_documents_with_their_lines(validate_repo: Path, pr
         f'spec.podTemplate.spec.containers[0].imagePullPolice: unknown field "imagePullPolice"'
     ) in lines
     assert not any(line.startswith("deploy/good.yaml") for line in lines), done.stdout
+
+
+def test_validate_runs_on_json_sources(validate_repo: Path, pre_commit_home: Path) -> None:
+    """kubectl, Argo CD and dynamo-render read .json manifests: the hook checks them too."""
+    docs = [d for d in yaml.safe_load_all(BAD) if d]
+    (validate_repo / "deploy" / "bad.json").write_text(json.dumps(docs[1], indent=2) + "\n")
+    _git(validate_repo, "add", "-A")
+    done = _pre_commit(validate_repo, pre_commit_home, "dynamo-validate", "--files", "deploy/bad.json", "deploy/good.yaml")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "deploy/bad.json:" in done.stdout and "[error] DynamoComponentDeployment/" in done.stdout, done.stdout
+    assert not any(line.startswith("deploy/good.yaml") for line in done.stdout.splitlines())
 
 
 def test_validate_in_parallel_chunks_reports_every_bad_file(tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path) -> None:
