@@ -1,7 +1,7 @@
 """Reading manifests from files, directories and stdin.
 
-Directories are walked recursively in a stable (sorted) order and only ``.yaml``, ``.yml``
-and ``.json`` files are read. Bytes are decoded as UTF-8 (a BOM is dropped) or, after a UTF-16
+Directories are walked recursively in a stable (sorted) order, following symlinks, and only
+``.yaml``, ``.yml`` and ``.json`` files are read (one walker for every front end). Bytes are decoded as UTF-8 (a BOM is dropped) or, after a UTF-16
 BOM, as UTF-16; anything else is a per-file error, never a crash.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from plugin.yamlio.codec import Document, load_documents
@@ -63,16 +63,82 @@ def read_text(path: str, display: str | None = None) -> tuple[str | None, list[R
     return decode(data, name)
 
 
-def manifest_files(root: str) -> list[str]:
-    """Manifest files under ``root``, recursively, sorted by path; hidden entries skipped."""
-    found: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for filename in sorted(filenames):
-            if filename.startswith(".") or not filename.endswith(MANIFEST_SUFFIXES):
+def walk_manifests(
+    root: str, confine_to: str | None = None, skip: Collection[str] = ()
+) -> tuple[list[tuple[str, str]], list[Result]]:
+    """``(real path, display name)`` of every manifest file under ``root``, with every problem.
+
+    The one directory walk of every front end. Order: a folder's files sorted by name, then its
+    sub-folders in name order, recursively. Hidden entries (``.git``, ``.argocd-source.yaml``)
+    are skipped. Symlinks to files and folders are followed, each real folder once; a broken
+    symlink with a manifest suffix is reported. With ``confine_to`` (the CMP's repository root)
+    a symlink leading outside that folder is refused, as Argo CD's repo-server refuses
+    out-of-bounds symlinks, and display names are relative to it; otherwise a display name is
+    the path as reached from ``root``. Files whose real path is in ``skip`` are left out.
+    """
+    found: list[tuple[str, str]] = []
+    results: list[Result] = []
+    visited: set[str] = set()
+
+    def display(path: str) -> str:
+        return os.path.relpath(path, confine_to) if confine_to is not None else path
+
+    def walk(lexical: str) -> None:
+        real_dir = os.path.realpath(lexical)
+        if real_dir in visited:
+            return
+        visited.add(real_dir)
+        try:
+            names = sorted(os.listdir(lexical))
+        except OSError as err:
+            results.append(Result(f"cannot read folder: {err.strerror or err}", file=display(lexical)))
+            return
+        subdirs: list[str] = []
+        for name in names:
+            if name.startswith("."):
                 continue
-            found.append(os.path.join(dirpath, filename))
-    return found
+            path = os.path.join(lexical, name)
+            real = os.path.realpath(path)
+            if os.path.islink(path):
+                if confine_to is not None and not is_within(real, confine_to):
+                    results.append(Result(f"symlink points outside the repository (-> {os.readlink(path)})", file=display(path)))
+                    continue
+                if not os.path.exists(real):
+                    if name.endswith(MANIFEST_SUFFIXES):
+                        results.append(Result(f"broken symlink (-> {os.readlink(path)})", file=display(path)))
+                    continue
+            if os.path.isdir(real):
+                subdirs.append(path)
+            elif name.endswith(MANIFEST_SUFFIXES) and real not in skip:
+                found.append((real, display(path)))
+        for path in subdirs:
+            walk(path)
+
+    walk(root)
+    return found, results
+
+
+def is_within(path: str, root: str) -> bool:
+    """Whether ``path`` is ``root`` or below it (both normalised)."""
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def manifest_files(root: str) -> tuple[list[str], list[Result]]:
+    """Manifest files under ``root`` as reached from it (``walk_manifests`` without confinement)."""
+    found, results = walk_manifests(root)
+    return [name for _, name in found], results
+
+
+def read_files(files: Iterable[tuple[str, str]]) -> tuple[list[Source], list[Result]]:
+    """Decode each ``(path, display name)``; sources are named by their display name."""
+    sources: list[Source] = []
+    results: list[Result] = []
+    for path, name in files:
+        text, problems = read_text(path, name)
+        results.extend(problems)
+        if text is not None:
+            sources.append(Source(name, text))
+    return sources, results
 
 
 def read_sources(paths: Iterable[str]) -> tuple[list[Source], list[Result]]:
@@ -86,12 +152,14 @@ def read_sources(paths: Iterable[str]) -> tuple[list[Source], list[Result]]:
             if text is not None:
                 sources.append(Source("<stdin>", text))
             continue
-        files = manifest_files(path) if os.path.isdir(path) else [path]
-        for file in files:
-            text, problems = read_text(file)
+        if os.path.isdir(path):
+            files, problems = walk_manifests(path)
             results.extend(problems)
-            if text is not None:
-                sources.append(Source(file, text))
+        else:
+            files = [(path, path)]
+        found, problems = read_files(files)
+        sources.extend(found)
+        results.extend(problems)
     return sources, results
 
 

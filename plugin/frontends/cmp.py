@@ -45,7 +45,7 @@ from dataclasses import dataclass, replace
 from types import FrameType
 from typing import Any, TextIO
 
-from plugin.files import MANIFEST_SUFFIXES, Source, decode, load_sources, read_text
+from plugin.files import decode, is_within as _is_within, load_sources, read_files, walk_manifests
 from plugin.settings import Settings, resolve_settings
 from plugin.ownership import renamed_after_render
 from plugin.yamlio.codec import Document, dump_documents, load_documents
@@ -358,10 +358,6 @@ def resolve_repo_root(app_dir: str, env: Mapping[str, str]) -> str:
     return app_dir
 
 
-def _is_within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
 @dataclass(frozen=True)
 class Tree:
     """The repository root, the app folder in it, and how to name files for the user."""
@@ -386,68 +382,8 @@ class Tree:
         return real, []
 
 
-def manifest_files(tree: Tree, skip: set[str]) -> tuple[list[tuple[str, str]], list[Result]]:
-    """``(real path, display name)`` of every manifest under the app folder, in a stable order.
-
-    The same order as the ``render`` command's directory walk: a folder's files sorted by name,
-    then its sub-folders in name order. Hidden entries (``.argocd-source.yaml``, ``.git``) are
-    skipped. Symlinks are followed when they stay inside the repository and refused otherwise,
-    as Argo CD's repo-server refuses out-of-bounds symlinks.
-    """
-    found: list[tuple[str, str]] = []
-    results: list[Result] = []
-    visited: set[str] = set()
-
-    def walk(lexical: str) -> None:
-        real_dir = os.path.realpath(lexical)
-        if real_dir in visited:
-            return
-        visited.add(real_dir)
-        try:
-            names = sorted(os.listdir(lexical))
-        except OSError as err:
-            results.append(Result(f"cannot read folder: {err.strerror or err}", file=tree.display(lexical)))
-            return
-        subdirs: list[str] = []
-        for name in names:
-            if name.startswith("."):
-                continue
-            path = os.path.join(lexical, name)
-            display = os.path.relpath(path, tree.root)
-            real = os.path.realpath(path)
-            if os.path.islink(path):
-                if not _is_within(real, tree.root):
-                    results.append(Result(f"symlink points outside the repository (-> {os.readlink(path)})", file=display))
-                    continue
-                if not os.path.exists(real):
-                    if name.endswith(MANIFEST_SUFFIXES):
-                        results.append(Result(f"broken symlink (-> {os.readlink(path)})", file=display))
-                    continue
-            if os.path.isdir(real):
-                subdirs.append(path)
-            elif name.endswith(MANIFEST_SUFFIXES) and real not in skip:
-                found.append((real, display))
-        for path in subdirs:
-            walk(path)
-
-    walk(tree.app)
-    return found, results
-
-
-def read_manifests(files: Sequence[tuple[str, str]]) -> tuple[list[Source], list[Result]]:
-    """Decode each file; sources are named by their repository path."""
-    sources: list[Source] = []
-    results: list[Result] = []
-    for real, display in files:
-        text, problems = read_text(real, display)
-        results.extend(problems)
-        if text is not None:
-            sources.append(Source(display, text))
-    return sources, results
-
-
 def _read_one_document(real: str, display: str) -> tuple[dict[str, Any] | None, list[Result]]:
-    sources, results = read_manifests([(real, display)])
+    sources, results = read_files([(real, display)])
     if not sources:
         return None, results
     docs, problems = load_documents(sources[0].text, display)
@@ -478,7 +414,7 @@ def _files_below(path: str) -> list[str]:
     """Real paths of the files under a directory (none for a file)."""
     if not os.path.isdir(path):
         return []
-    return [os.path.realpath(os.path.join(d, f)) for d, _, names in os.walk(path) for f in names]
+    return [real for real, _ in walk_manifests(path)[0]]
 
 
 def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str]) -> tuple[Plan | None, list[Result]]:
@@ -800,8 +736,8 @@ def collect_documents(tree: Tree, plan: Plan, env: Mapping[str, str]) -> tuple[l
     if kustomization is not None:
         documents, results = kustomize_build(tree, kustomization, env)
         return documents, results, f"kustomize build of {tree.display(kustomization)} gave {len(documents)} objects"
-    files, results = manifest_files(tree, set(plan.skip))
-    sources, problems = read_manifests(files)
+    files, results = walk_manifests(tree.app, confine_to=tree.root, skip=plan.skip)
+    sources, problems = read_files(files)
     results.extend(problems)
     documents, problems = load_sources(sources)
     results.extend(problems)

@@ -243,7 +243,7 @@ def compare(output_root: str, expected: dict[str, str], tracked: set[str] | None
         if committed != expected[name]:
             changes.append(Change(path, committed, expected[name]))
     if os.path.isdir(output_root):
-        for path in manifest_files(output_root):
+        for path in manifest_files(output_root)[0]:
             name = _posix(os.path.relpath(path, output_root))
             if name not in expected and present(path) and _is_generated(path):
                 changes.append(Change(path, _read_text(path), None))
@@ -335,7 +335,9 @@ def run(argv: Sequence[str], stdout: TextIO) -> int:
         if tracked is None:
             report(problems, {}, stdout, args.verbose)
             return 1
-    files = [path for path in manifest_files(args.source) if tracked is None or os.path.abspath(path) in tracked]
+    found, problems = manifest_files(args.source)
+    results.extend(problems)
+    files = [path for path in found if tracked is None or os.path.abspath(path) in tracked]
     sources, problems = read_sources(files)
     results.extend(problems)
     hydrated = hydrate(args.source, sources, settings)

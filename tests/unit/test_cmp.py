@@ -238,27 +238,6 @@ def test_confine(tmp_path: Path) -> None:
         assert real is None and [p.message for p in problems] == [message]
 
 
-def test_manifest_files_order_hidden_entries_and_symlink_cycles(tmp_path: Path) -> None:
-    root = tmp_path / "repo"
-    app = root / "app"
-    for name in ("b.yaml", "a.yml", "c.json", "z/1.yaml", "m/2.yaml", "m/n/3.yaml", ".argocd-source.yaml", ".hidden/x.yaml", "README.md"):
-        write(app / name, "{}\n")
-    os.symlink("..", app / "m" / "up")  # a cycle back into the app folder
-    tree = cmp.Tree(str(root), str(app))
-    files, problems = cmp.manifest_files(tree, set())
-    assert problems == []
-    # As the render command walks folders: a folder's files first, then its sub-folders by name.
-    assert [d for _, d in files] == ["app/a.yml", "app/b.yaml", "app/c.json", "app/m/2.yaml", "app/m/n/3.yaml", "app/z/1.yaml"]
-
-
-def test_broken_symlink_to_a_manifest_is_reported(tmp_path: Path) -> None:
-    app = tmp_path / "repo" / "app"
-    app.mkdir(parents=True)
-    os.symlink("missing.yaml", app / "dangling.yaml")
-    files, problems = cmp.manifest_files(cmp.Tree(str(tmp_path / "repo"), str(app)), set())
-    assert files == [] and [p.line() for p in problems] == ["app/dangling.yaml: [error]: broken symlink (-> missing.yaml)"]
-
-
 # ---------------------------------------------------------------------------------------------
 # generate, in process
 
