@@ -29,7 +29,6 @@ kyaml/fn/framework (results and exit code), api/internal/plugins/execplugin/exec
 from __future__ import annotations
 
 import gc
-import io
 import json
 import os
 import sys
@@ -40,10 +39,11 @@ from typing import Any, TextIO
 import yaml
 
 from plugin import ownership
-from plugin.yamlio import fast as fastyaml
 from plugin.files import decode
 from plugin.settings import Settings, resolve_settings
-from plugin.yamlio.codec import Dumper, Loader
+from plugin.yamlio import fast as fastyaml
+from plugin.yamlio.codec import Loader, yaml_message
+from plugin.yamlio.nodes import UnwritableInput, construct, mapping_get, read_nodes, write_document, write_sequence_entries
 from renderer import consts
 from renderer.cluster.state import BUNDLE_SOURCE, StateLayer, build_cluster_state
 from renderer.config import (
@@ -156,100 +156,24 @@ class ResourceListInput:
     function_config: Any = None
 
 
-def _compose(text: str, many: bool) -> list[yaml.Node]:
-    """YAML nodes of one document (``many=False``) or of every document of a stream."""
-    loader = Loader(text)
-    try:
-        if not many:
-            node = loader.get_single_node()
-            return [] if node is None else [node]
-        nodes: list[yaml.Node] = []
-        while loader.check_node():
-            nodes.append(loader.get_node())
-        return nodes
-    finally:
-        loader.dispose()
-
-
-def _json_nodes(text: str, many: bool) -> list[yaml.Node] | None:
-    """JSON that the YAML reader refused (tabs, ...): nodes built from the parsed values."""
-    stripped = text.lstrip()
-    if not stripped.startswith(("{", "[")):
-        return None
-    try:
-        values = [json.loads(text)] if not many else list(_json_stream(text))
-    except ValueError:
-        return None
-    dumper = _dumper(io.StringIO())
-    return [dumper.represent_data(value) for value in values]
-
-
-def _json_stream(text: str) -> Iterable[Any]:
-    decoder = json.JSONDecoder()
-    position = 0
-    while True:
-        while position < len(text) and text[position].isspace():
-            position += 1
-        if position >= len(text):
-            return
-        value, position = decoder.raw_decode(text, position)
-        yield value
-
-
-def _read_nodes(text: str, source: str, many: bool) -> tuple[list[yaml.Node], list[Result]]:
-    try:
-        return _compose(text, many), []
-    except yaml.YAMLError as err:
-        nodes = _json_nodes(text, many)
-        if nodes is not None:
-            return nodes, []
-        return [], [Result(_yaml_problem(err), file=source)]
-    except RecursionError:
-        return [], [Result("document nesting is too deep", file=source)]
-
-
-def _yaml_problem(err: yaml.YAMLError) -> str:
-    mark = getattr(err, "problem_mark", None)
-    problem = str(getattr(err, "problem", None) or err).replace("\n", " ")
-    context = getattr(err, "context", None)
-    text = f"{context}: {problem}" if context else problem
-    if mark is not None:
-        return f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {text}"
-    return f"invalid YAML: {text}"
-
-
-def _construct(node: yaml.Node) -> Any:
-    """The value of a node, with kubectl's scalar rules (``plugin.yamlio.codec.Loader``)."""
-    return Loader("").construct_document(node)
-
-
 def _construct_item(node: yaml.Node, where: str) -> tuple[InputItem | None, list[Result]]:
     try:
-        return InputItem(node, _construct(node)), []
+        return InputItem(node, construct(node)), []
     except yaml.YAMLError as err:
-        return None, [Result(_yaml_problem(err), field=where)]
+        return None, [Result(yaml_message(err), field=where)]
     except RecursionError:
         return None, [Result("document nesting is too deep", field=where)]
 
 
-def _mapping_get(node: yaml.Node, key: str) -> yaml.Node | None:
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            if isinstance(key_node, yaml.ScalarNode) and key_node.value == key:
-                found: yaml.Node = value_node
-                return found
-    return None
-
-
 def read_resource_list(text: str) -> tuple[ResourceListInput | None, list[Result]]:
     """Parse a ResourceList; ``None`` when it cannot be read at all."""
-    nodes, results = _read_nodes(text, "<stdin>", many=False)
+    nodes, results = read_nodes(text, "<stdin>", many=False)
     if results:
         return None, results
     if not nodes or not isinstance(nodes[0], yaml.MappingNode):
         return None, [Result("expected a ResourceList object on stdin")]
     root = nodes[0]
-    head = {key: _construct(value) for key in ("apiVersion", "kind") if (value := _mapping_get(root, key)) is not None}
+    head = {key: construct(value) for key in ("apiVersion", "kind") if (value := mapping_get(root, key)) is not None}
     if head.get("kind") != RESOURCE_LIST_KIND or head.get("apiVersion") not in ACCEPTED_RESOURCE_LIST_VERSIONS:
         return None, [
             Result(
@@ -259,7 +183,7 @@ def read_resource_list(text: str) -> tuple[ResourceListInput | None, list[Result
             )
         ]
     out = ResourceListInput()
-    items_node = _mapping_get(root, "items")
+    items_node = mapping_get(root, "items")
     if items_node is not None and not (isinstance(items_node, yaml.ScalarNode) and items_node.tag.endswith(":null")):
         if not isinstance(items_node, yaml.SequenceNode):
             return None, [Result("expected a list", field="items")]
@@ -268,12 +192,12 @@ def read_resource_list(text: str) -> tuple[ResourceListInput | None, list[Result
             results.extend(problems)
             if item is not None:
                 out.items.append(item)
-    config_node = _mapping_get(root, "functionConfig")
+    config_node = mapping_get(root, "functionConfig")
     if config_node is not None:
         try:
-            out.function_config = _construct(config_node)
+            out.function_config = construct(config_node)
         except yaml.YAMLError as err:
-            results.append(Result(_yaml_problem(err), field="functionConfig"))
+            results.append(Result(yaml_message(err), field="functionConfig"))
     if any(r.is_error for r in results):
         return None, results
     return out, results
@@ -281,7 +205,7 @@ def read_resource_list(text: str) -> tuple[ResourceListInput | None, list[Result
 
 def read_stream(text: str, source: str) -> tuple[list[InputItem] | None, list[Result]]:
     """Parse a plain multi-document YAML stream (the legacy exec plugin's stdin)."""
-    nodes, results = _read_nodes(text, source, many=True)
+    nodes, results = read_nodes(text, source, many=True)
     if results:
         return None, results
     items: list[InputItem] = []
@@ -688,76 +612,6 @@ def _unique(results: Iterable[Result]) -> list[Result]:
 # Writing
 
 
-class _Dumper(Dumper):
-    """The project's YAML writer, remembering how each scalar value resolves.
-
-    The serializer asks twice per scalar; documents repeat the same keys and values thousands
-    of times, and the answer depends only on the value.
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._resolved: dict[tuple[str, tuple[bool, bool]], str] = {}
-
-    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-        if kind is not yaml.ScalarNode:
-            return super().resolve(kind, value, implicit)
-        key = (value, implicit)
-        tag = self._resolved.get(key)
-        if tag is None:
-            tag = self._resolved[key] = super().resolve(kind, value, implicit)
-        return tag
-
-
-def _dumper(stream: TextIO, explicit_start: bool = False) -> Any:
-    return _Dumper(
-        stream,
-        default_flow_style=False,
-        sort_keys=True,
-        allow_unicode=True,
-        width=2**31 - 1,
-        explicit_start=explicit_start,
-    )
-
-
-class UnwritableInput(yaml.YAMLError):
-    """An input node that cannot be written back as block YAML without anchors."""
-
-
-_STR = "tag:yaml.org,2002:str"
-_SEQ = "tag:yaml.org,2002:seq"
-
-
-def _passthrough_node(node: yaml.Node, dumper: Any, reader: Any, ancestors: set[int] | None = None) -> yaml.Node:
-    """A fresh copy of an input node that emits as it was read, in block style, alias-free.
-
-    Why: the reader resolved plain scalars with kubectl's rules and the writer quotes anything
-    that either those rules or YAML 1.1 would read as a non-string. A plain scalar that was
-    implicitly typed is re-tagged with what the writer will detect, so it stays plain and its
-    spelling survives; an explicitly tagged one keeps its tag. Shared (aliased) nodes are
-    copied at each use, because kustomize rejects anchors.
-    """
-    ancestors = set() if ancestors is None else ancestors
-    if isinstance(node, yaml.ScalarNode):
-        tag = node.tag
-        if not node.style and reader.resolve(yaml.ScalarNode, node.value, (True, False)) == tag:
-            tag = dumper.resolve(yaml.ScalarNode, node.value, (True, False))
-        return yaml.ScalarNode(tag, node.value, style=node.style or None)
-    if id(node) in ancestors:
-        raise UnwritableInput("an anchor contains itself (recursive YAML alias); it cannot be written without anchors")
-    ancestors.add(id(node))
-    try:
-        if isinstance(node, yaml.SequenceNode):
-            return yaml.SequenceNode(node.tag, [_passthrough_node(n, dumper, reader, ancestors) for n in node.value], flow_style=False)
-        return yaml.MappingNode(
-            node.tag,
-            [(_passthrough_node(k, dumper, reader, ancestors), _passthrough_node(v, dumper, reader, ancestors)) for k, v in node.value],
-            flow_style=False,
-        )
-    finally:
-        ancestors.discard(id(node))
-
-
 class _ItemWriter:
     """Block YAML text for output items, one block sequence entry (``- ...``) at a time.
 
@@ -778,17 +632,7 @@ class _ItemWriter:
         return text[4:]
 
     def passthrough(self, nodes: Sequence[yaml.Node]) -> str:
-        stream = io.StringIO()
-        dumper = _dumper(stream)
-        copies = [_passthrough_node(node, dumper, self.reader) for node in nodes]
-        dumper.open()
-        dumper.serialize(yaml.SequenceNode(_SEQ, copies, flow_style=False))
-        dumper.close()
-        dumper.dispose()
-        text = stream.getvalue()
-        # A "|+" block last in the stream makes libyaml close the document with "..."; inside
-        # the ResourceList the next line ends the block instead.
-        return text[:-4] if text.endswith("\n...\n") else text
+        return write_sequence_entries(nodes, self.reader)
 
     def entries(self, items: Sequence[yaml.Node | dict[str, Any]]) -> str:
         """Runs of rendered objects and of pass-through nodes, each written in one go."""
@@ -821,14 +665,7 @@ def write_stream(items: Sequence[yaml.Node | dict[str, Any]]) -> str:
     trailer = ""
     for entry in items:
         if isinstance(entry, yaml.Node):
-            stream = io.StringIO()
-            dumper = _dumper(stream, explicit_start=True)
-            copy = _passthrough_node(entry, dumper, reader)
-            dumper.open()
-            dumper.serialize(copy)
-            dumper.close()
-            dumper.dispose()
-            parts.append(stream.getvalue())
+            parts.append(write_document(entry, reader))
             trailer = ""
         else:
             parts.append(fast.document(entry))
@@ -928,7 +765,7 @@ def run_legacy_plugin(config_path: str, data: bytes, env: Mapping[str, str], std
         config_text, problems = decode(config_bytes, config_path)
         results.extend(problems)
         if config_text is not None:
-            nodes, problems = _read_nodes(config_text, config_path, many=False)
+            nodes, problems = read_nodes(config_text, config_path, many=False)
             results.extend(problems)
             if nodes:
                 item, problems = _construct_item(nodes[0], "")

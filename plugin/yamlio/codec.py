@@ -22,103 +22,26 @@ import json
 import math
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
+from plugin.yamlio.scalars import BINARY as _BINARY
+from plugin.yamlio.scalars import BOOL as _BOOL
+from plugin.yamlio.scalars import FLOAT as _FLOAT
+from plugin.yamlio.scalars import INT as _INT
+from plugin.yamlio.scalars import MERGE as _MERGE
+from plugin.yamlio.scalars import NULL as _NULL
+from plugin.yamlio.scalars import STR as _STR
+from plugin.yamlio.scalars import TIMESTAMP as _TIMESTAMP
+from plugin.yamlio.scalars import INT64_RANGE, UINT64_MAX, go_resolve
+from plugin.yamlio.fast import dump_documents as fast_dump_documents
 from renderer.gocompat.gotypes import key_text
 from renderer.results import Result
 
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_BaseDumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-
-
-class YAMLInputError(Exception):
-    """A document that cannot be read; carries the mark for a one-line message."""
-
-
-_NULL = "tag:yaml.org,2002:null"
-_BOOL = "tag:yaml.org,2002:bool"
-_INT = "tag:yaml.org,2002:int"
-_FLOAT = "tag:yaml.org,2002:float"
-_STR = "tag:yaml.org,2002:str"
-_BINARY = "tag:yaml.org,2002:binary"
-_TIMESTAMP = "tag:yaml.org,2002:timestamp"
-_MERGE = "tag:yaml.org,2002:merge"
-
-# go-yaml v2, which kubectl and Argo CD read manifests with, differs from PyYAML's YAML 1.1:
-# y/Y/n/N are booleans, 1e3 (no dot) is a float, 0o17 is an int, 1:30 is not sexagesimal,
-# timestamps stay strings, and a number out of range falls back to another type or a string.
-_GO_RESOLVE_MAP: dict[str, tuple[str, Any]] = {
-    **{word: (_BOOL, True) for word in ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON")},
-    **{word: (_BOOL, False) for word in ("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF")},
-    **{word: (_NULL, None) for word in ("", "~", "null", "Null", "NULL")},
-    **{word: (_FLOAT, math.nan) for word in (".nan", ".NaN", ".NAN")},
-    **{word: (_FLOAT, math.inf) for word in (".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF")},
-    **{word: (_FLOAT, -math.inf) for word in ("-.inf", "-.Inf", "-.INF")},
-}
-_GO_HINTED = frozenset("+-0123456789.yYnNtTfFoO~")
-# strconv.ParseInt/ParseUint with base 0, after go-yaml has removed every underscore.
-_GO_BASE0_INT = re.compile(r"^([-+]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)$")
-# go-yaml's yamlStyleFloat, tried on the underscore-free text before strconv.ParseFloat.
-_GO_YAML_STYLE_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
-# strconv.ParseFloat on text that starts with a dot (no underscores allowed there).
-_GO_DOT_FLOAT = re.compile(r"^\.[0-9]+([eE][-+]?[0-9]+)?$")
-_INT64 = (-(2**63), 2**63 - 1)
-_UINT64_MAX = 2**64 - 1
-
-
-def _go_int(plain: str) -> int | None:
-    """strconv.ParseInt(plain, 0, 64), else ParseUint(plain, 0, 64); None when both fail."""
-    match = _GO_BASE0_INT.fullmatch(plain)
-    if match is None:
-        return None
-    sign, digits = match.groups()
-    if len(digits) > 1 and digits[0] == "0" and digits[1] in "xXoObB":
-        value = int(digits[2:], {"x": 16, "o": 8, "b": 2}[digits[1].lower()])
-    else:
-        value = int(digits, 8) if digits[0] == "0" else int(digits)
-    if sign == "-":
-        value = -value
-    if _INT64[0] <= value <= _INT64[1]:
-        return value
-    if not sign and value <= _UINT64_MAX:
-        return value
-    return None
-
-
-def _go_float(text: str, pattern: re.Pattern[str]) -> float | None:
-    """strconv.ParseFloat of text matching ``pattern``; None on a syntax or range error."""
-    if pattern.fullmatch(text) is None:
-        return None
-    value = float(text)
-    return None if math.isinf(value) else value
-
-
-def go_resolve(text: str) -> tuple[str, Any]:
-    """The tag and value go-yaml v2 gives a plain (or explicitly tagged) scalar.
-
-    Mirrors: gopkg.in/yaml.v2 resolve.go resolve (timestamps are kept as strings, as the
-    decoder does for untyped values).
-    """
-    if text and text[0] not in _GO_HINTED:
-        return _STR, text
-    if text in _GO_RESOLVE_MAP:
-        return _GO_RESOLVE_MAP[text]
-    if text[0] == ".":
-        number = _go_float(text, _GO_DOT_FLOAT)
-        return (_FLOAT, number) if number is not None else (_STR, text)
-    if text[0] in "+-0123456789":
-        plain = text.replace("_", "")
-        integer = _go_int(plain)
-        if integer is not None:
-            return _INT, integer
-        number = _go_float(plain, _GO_YAML_STYLE_FLOAT)
-        if number is not None:
-            return _FLOAT, number
-    return _STR, text
 
 
 def _constructor_error(problem: str, node: Any) -> yaml.constructor.ConstructorError:
@@ -252,7 +175,7 @@ Loader.add_constructor(_MERGE, lambda loader, node: "<<" if node.value == "<<" e
 
 def _json_key(key: Any) -> str | None:
     """A mapping key as a JSON object key; None for keys sigs.k8s.io/yaml refuses (null, uint64)."""
-    if isinstance(key, int) and not isinstance(key, bool) and not _INT64[0] <= key <= _INT64[1]:
+    if isinstance(key, int) and not isinstance(key, bool) and not INT64_RANGE[0] <= key <= INT64_RANGE[1]:
         return None
     if isinstance(key, float) and not math.isfinite(key):
         return {math.inf: ".inf", -math.inf: "-.inf"}.get(key, ".nan")
@@ -417,7 +340,7 @@ def load_documents(text: str, file: str) -> tuple[list[Document], list[Result]]:
     except yaml.YAMLError as err:
         if text.lstrip()[:1] in ("{", "["):
             return load_json_stream(text, file)
-        return docs, [Result(_yaml_message(err), file=file, index=index)]
+        return docs, [Result(yaml_message(err), file=file, index=index)]
     except RecursionError:
         return docs, [Result("document nesting is too deep", file=file, index=index)]
     return docs, []
@@ -443,7 +366,7 @@ def _json_constant(name: str) -> Any:
 def _json_int(text: str) -> int | float:
     """An integer as Go decodes it for Kubernetes: int64 (or uint64), else a float64."""
     value = int(text)
-    return value if _INT64[0] <= value <= _UINT64_MAX else float(text)
+    return value if INT64_RANGE[0] <= value <= UINT64_MAX else float(text)
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -527,7 +450,8 @@ def _is_list(obj: Any) -> bool:
     )
 
 
-def _yaml_message(err: yaml.YAMLError) -> str:
+def yaml_message(err: yaml.YAMLError) -> str:
+    """One line: where the YAML reader stopped and why."""
     mark = getattr(err, "problem_mark", None)
     problem = getattr(err, "problem", None) or str(err)
     context = getattr(err, "context", None)
@@ -538,56 +462,12 @@ def _yaml_message(err: yaml.YAMLError) -> str:
     return f"invalid YAML: {text}"
 
 
-class Dumper(_BaseDumper):  # type: ignore[misc,valid-type]
-    """Block style, no aliases, literal blocks for multi-line strings.
-
-    Strings that go-yaml v2 would read as another type (``n``, ``1e3``, ``0o17``) are quoted,
-    and so are those PyYAML's YAML 1.1 rules would (a string stays a string for either reader).
-    """
-
-    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-        if kind is yaml.ScalarNode and implicit[0]:
-            tag = go_resolve(value)[0]
-            if tag != _STR:
-                return tag
-        return super().resolve(kind, value, implicit)
-
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
-
-
-def _represent_str(dumper: Any, data: str) -> Any:
-    if "\n" in data:
-        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
-    return dumper.represent_scalar("tag:yaml.org,2002:str", data)
-
-
-Dumper.add_representer(str, _represent_str)
-
-
-def dump_documents(objects: list[Any]) -> str:
+def dump_documents(objects: Iterable[Any]) -> str:
     """A deterministic multi-document YAML stream (empty string for no objects).
 
-    ``plugin.yamlio.fast`` writes it: the bytes of ``dump_documents_reference``, several times faster.
+    ``plugin.yamlio.fast`` writes it: the bytes of ``dumper.dump_documents_reference``, several times faster.
     """
-    from plugin.yamlio.fast import dump_documents as fast_dump_documents
-
     return fast_dump_documents(objects)
-
-
-def dump_documents_reference(objects: list[Any]) -> str:
-    """The same stream written by PyYAML with ``Dumper`` (the fast emitter's reference and fallback)."""
-    if not objects:
-        return ""
-    return yaml.dump_all(
-        objects,
-        Dumper=Dumper,
-        default_flow_style=False,
-        sort_keys=True,
-        allow_unicode=True,
-        width=2**31 - 1,
-        explicit_start=True,
-    )
 
 
 def dump_json(objects: list[Any]) -> str:

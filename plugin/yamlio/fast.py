@@ -1,6 +1,6 @@
 """A fast block-style YAML emitter for JSON-shaped Kubernetes objects.
 
-It writes exactly the bytes ``plugin.yamlio.codec``'s PyYAML dumper writes (block style, sorted
+It writes exactly the bytes ``plugin.yamlio.dumper``'s PyYAML dumper writes (block style, sorted
 mapping keys, lists in order, literal blocks for multi-line strings, ``---`` before every
 document, strings quoted whenever PyYAML's YAML 1.1 rules or go-yaml v2's would read them as
 another type), without building PyYAML's node graph and event stream for every object.
@@ -30,7 +30,7 @@ from typing import Any
 
 import yaml
 
-from plugin.yamlio.codec import Dumper
+from plugin.yamlio.dumper import Dumper
 
 _STR_TAG = "tag:yaml.org,2002:str"
 _FLOAT_TAG = "tag:yaml.org,2002:float"

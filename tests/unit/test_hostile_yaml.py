@@ -21,7 +21,8 @@ import pytest
 import yaml
 
 from plugin.files import decode
-from plugin.yamlio.codec import MAX_DEPTH, allowed_alias_ratio, dump_documents, go_resolve, load_documents
+from plugin.yamlio.codec import MAX_DEPTH, allowed_alias_ratio, dump_documents, load_documents
+from plugin.yamlio.scalars import go_resolve
 from tests.fuzz.support import Run, contract_problems, render_text
 
 ROOT = Path(__file__).resolve().parents[2]

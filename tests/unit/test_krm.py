@@ -19,7 +19,7 @@ import yaml
 
 from plugin.frontends import krm
 from plugin.settings import resolve_settings
-from plugin.yamlio.codec import Dumper
+from plugin.yamlio.dumper import Dumper
 from renderer.render import Item, render_items
 from renderer.results import ResourceRef, Result
 
