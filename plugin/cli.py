@@ -1,7 +1,8 @@
-"""Command-line entry points; thin wrappers that parse arguments and call the front ends.
+"""The command line: one click group for every command; thin wrappers over the front ends.
 
-This is the only module that calls ``sys.exit``. Any exception that reaches it is a bug:
-the traceback goes to stderr and the exit code is 2.
+This is the only module that calls ``sys.exit``. Exit codes: 0 success, 1 invalid input or
+environment, 2 usage error (click's own), 3 internal bug: any exception that reaches it prints
+its traceback on stderr.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 # The CLI uses no pydantic plugins; skipping their discovery saves an importlib.metadata scan
 # at every start (a user who sets the variable keeps their value).
@@ -17,10 +18,14 @@ os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 import click  # noqa: E402 (after the environment default above)
 
-INTERNAL_ERROR = 2
+from plugin.options import BY_NAME  # noqa: E402
+
+INTERNAL_ERROR = 3
+F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _guarded(fn: Callable[[], int]) -> int:
+def guarded(fn: Callable[[], int]) -> int:
+    """Run a front end; an exception escaping it is a bug: traceback on stderr, exit code 3."""
     try:
         return fn()
     except Exception:  # noqa: BLE001 - every unexpected exception is a bug report
@@ -31,6 +36,40 @@ def _guarded(fn: Callable[[], int]) -> int:
         return INTERNAL_ERROR
 
 
+def _exit(fn: Callable[[], int]) -> None:
+    sys.exit(guarded(fn))
+
+
+def settings_options(*names: str) -> Callable[[F], F]:
+    """Click options for the named rows of the option table (``plugin.options``), in that order.
+
+    Each becomes a keyword argument named after the option (``operator-config-path`` ->
+    ``operator_config_path``); a switch with a ``--x/--no-x`` form defaults to None (not set).
+    """
+
+    def decorate(fn: F) -> F:
+        for name in reversed(names):
+            option = BY_NAME[name]
+            dest = name.replace("-", "_")
+            kwargs: dict[str, Any] = {"help": option.help}
+            if option.name == "emit":
+                kwargs.update(type=click.Choice(["workloads", "dcd"]), default=None)
+            elif option.kind in ("bool", "gate"):
+                kwargs.update(is_flag=True, default=None if "/" in option.flags[-1] else False)
+            elif option.name == "cluster-state":
+                kwargs.update(type=click.Path(exists=True))
+            elif option.name in ("config", "operator-config-path"):
+                kwargs.update(type=click.Path(dir_okay=False))
+            fn = click.option(*option.flags, dest, **kwargs)(fn)
+        return fn
+
+    return decorate
+
+
+SHARED = ("operator-config-path", "config", "namespace", "lws", "cluster-state")
+verbose_option = click.option("-v", "--verbose", is_flag=True, help="Also print info notes (assumed defaults).")
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="dynamo-render")
 def cli() -> None:
@@ -39,53 +78,33 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--operator-config", type=click.Path(dir_okay=False), help="OperatorConfiguration file (the operator's own config).")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="DynamoRenderConfig file (plugin settings).")
-@click.option("-n", "--namespace", help="Namespace for objects that have none (default: default).")
-@click.option("--keep-sources", is_flag=True, help="Also emit the rendered DCDs themselves.")
-@click.option("--lws/--no-lws", default=None, help="Force the LeaderWorkerSet gate (default: auto, on).")
-@click.option(
-    "--emit",
-    type=click.Choice(["workloads", "dcd"]),
-    default=None,
-    help="Render DynamoGraphDeployments down to workloads, or stop at the generated DCDs (default: the config's "
-    "emit setting, else workloads).",
-)
-@click.option(
-    "--cluster-state",
-    type=click.Path(exists=True),
-    help="Cluster facts as Kubernetes objects (a file or directory, e.g. kubectl get -o yaml output); the input "
-    "bundle's own objects win over it.",
-)
+@settings_options("operator-config-path", "config", "namespace", "keep-sources", "lws", "emit", "cluster-state")
 @click.option("--live", is_flag=True, help="Also read cluster facts from the current kubeconfig context (read-only GET and LIST).")
 @click.option("--kubeconfig", type=click.Path(dir_okay=False), help="Kubeconfig for --live (default: KUBECONFIG, ~/.kube/config, in-cluster).")
 @click.option("--context", "kube_context", help="Kubeconfig context for --live.")
-@click.option(
-    "--companions/--no-companions",
-    default=None,
-    help="Emit the discovery RBAC, wait-for-leader ConfigMap and ServiceAccounts a standalone DCD's pods reference "
-    "(default: the config's companions setting, else on).",
-)
+@settings_options("companions")
 @click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
-@click.option("-v", "--verbose", is_flag=True, help="Also print info notes (assumed defaults).")
-def render(paths: tuple[str, ...], operator_config: str | None, config_path: str | None, namespace: str | None,
+@verbose_option
+def render(paths: tuple[str, ...], operator_config_path: str | None, config: str | None, namespace: str | None,
            keep_sources: bool, lws: bool | None, emit: str | None, cluster_state: str | None, live: bool,
            kubeconfig: str | None, kube_context: str | None, companions: bool | None, output: str,
            verbose: bool) -> None:
     """Render DynamoComponentDeployments and DynamoGraphDeployments in PATHS (files, directories, or - for stdin)."""
-    from plugin.frontends.render import main_stdio
+    from plugin.frontends.render import run
 
-    code = _guarded(
-        lambda: main_stdio(
+    _exit(
+        lambda: run(
             paths=paths,
-            operator_config=operator_config,
-            config=config_path,
+            operator_config=operator_config_path,
+            config=config,
             namespace=namespace,
             keep_sources=keep_sources,
             lws=lws,
             emit=emit,
             output=output,
             verbose=verbose,
+            stdout=sys.stdout,
+            stderr=sys.stderr,
             cluster_state=cluster_state,
             live=live,
             companions=companions,
@@ -93,18 +112,6 @@ def render(paths: tuple[str, ...], operator_config: str | None, config_path: str
             context=kube_context,
         )
     )
-    sys.exit(code)
-
-
-_PASSTHROUGH = {"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []}
-
-
-def _delegate(module: str, args: tuple[str, ...]) -> None:
-    """Hand raw arguments to a front end's ``main(argv) -> int`` (it parses its own options)."""
-    import importlib
-
-    entry = importlib.import_module(module).main
-    sys.exit(_guarded(lambda: entry(list(args))))
 
 
 @cli.command()
@@ -112,13 +119,9 @@ def _delegate(module: str, args: tuple[str, ...]) -> None:
 @click.option("--base", metavar="REV", help="Compare PATHS in the work tree against git revision REV (then every argument is NEW).")
 @click.option("-o", "--output", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 @click.option("--exit-code", is_flag=True, help="Exit 1 when anything changed, as git diff --exit-code does.")
-@click.option("--operator-config", type=click.Path(dir_okay=False), help="OperatorConfiguration file (both sides).")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="DynamoRenderConfig file (both sides).")
-@click.option("-n", "--namespace", help="Namespace for objects that have none (default: default).")
-@click.option("--lws/--no-lws", default=None, help="Force the LeaderWorkerSet gate (default: auto, on).")
-@click.option("--cluster-state", type=click.Path(exists=True), help="Cluster facts as Kubernetes objects (both sides).")
-def diff(paths: tuple[str, ...], base: str | None, output: str, exit_code: bool, operator_config: str | None,
-         config_path: str | None, namespace: str | None, lws: bool | None, cluster_state: str | None) -> None:
+@settings_options(*SHARED)
+def diff(paths: tuple[str, ...], base: str | None, output: str, exit_code: bool, operator_config_path: str | None,
+         config: str | None, namespace: str | None, lws: bool | None, cluster_state: str | None) -> None:
     """What a change does to running workloads and GPUs: diff OLD NEW, or diff --base REV PATH...
 
     Both sides are rendered with the same settings; workloads are reported as replaced (worker
@@ -129,7 +132,7 @@ def diff(paths: tuple[str, ...], base: str | None, output: str, exit_code: bool,
     from plugin.frontends.diff import run
 
     old, new = ((), paths) if base is not None else ((paths[0],), (paths[1],))
-    code = _guarded(
+    _exit(
         lambda: run(
             old=old,
             new=new,
@@ -138,44 +141,97 @@ def diff(paths: tuple[str, ...], base: str | None, output: str, exit_code: bool,
             exit_code=exit_code,
             stdout=sys.stdout,
             stderr=sys.stderr,
-            operator_config=operator_config,
-            config=config_path,
+            operator_config=operator_config_path,
+            config=config,
             namespace=namespace,
             lws=lws,
             cluster_state=cluster_state,
         )
     )
-    sys.exit(code)
 
 
-@cli.command(context_settings=_PASSTHROUGH, add_help_option=False)
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.argument("args", nargs=-1, metavar="[PLUGIN_CONFIG]")
 def krm(args: tuple[str, ...]) -> None:
-    """KRM function: ResourceList on stdin, ResourceList on stdout (kpt, kustomize)."""
-    _delegate("plugin.frontends.krm", args)
+    """KRM function: ResourceList on stdin, ResourceList on stdout (kpt, kustomize).
+
+    Run as a kustomize legacy exec plugin, it takes the plugin config file as its one argument
+    and reads and writes plain YAML streams.
+    """
+    from plugin.frontends import krm as krm_frontend
+
+    problem = krm_frontend.usage_problem(args, os.environ)
+    if problem:
+        raise click.UsageError(problem)
+    _exit(lambda: krm_frontend.main(args[0] if args else None))
 
 
-@cli.command(context_settings=_PASSTHROUGH, add_help_option=False)
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def cmp(args: tuple[str, ...]) -> None:
-    """Argo CD config-management plugin commands (generate, ...)."""
-    _delegate("plugin.frontends.cmp", args)
+@cli.group()
+def cmp() -> None:
+    """Argo CD config-management plugin commands (run by argocd-cmp-server in the application folder).
+
+    Settings come from the Application's plugin parameters and env; see argocd/plugin.yaml.
+    """
 
 
-@cli.command(context_settings=_PASSTHROUGH, add_help_option=False)
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def validate(args: tuple[str, ...]) -> None:
-    """Check Dynamo manifests against every offline admission rule (pre-commit hook)."""
-    _delegate("plugin.frontends.precommit_validate", args)
+@cmp.command()
+def generate() -> None:
+    """Render the application folder (the working directory): objects on stdout, or a report on stderr."""
+    from plugin.frontends import cmp as cmp_frontend
+
+    _exit(cmp_frontend.main)
 
 
-@cli.command("hydrate-check", context_settings=_PASSTHROUGH, add_help_option=False)
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def hydrate_check(args: tuple[str, ...]) -> None:
-    """Fail when committed rendered output differs from a fresh render (pre-commit hook)."""
-    _delegate("plugin.frontends.precommit_hydrate", args)
+@cmp.command()
+def parameters() -> None:
+    """Announce the app folder's Dynamo resources and the settings in effect (Argo CD's dynamic parameters)."""
+    from plugin.frontends import cmp as cmp_frontend
+
+    _exit(lambda: cmp_frontend.parameters(os.getcwd(), os.environ, sys.stdout))
+
+
+@cli.command()
+@click.argument("filenames", nargs=-1, metavar="[FILE]...")
+@settings_options(*SHARED)
+@verbose_option
+def validate(filenames: tuple[str, ...], operator_config_path: str | None, config: str | None, namespace: str | None,
+             lws: bool | None, cluster_state: str | None, verbose: bool) -> None:
+    """Check Dynamo manifests against every offline admission rule and render them (pre-commit hook)."""
+    from plugin.frontends.precommit_validate import HookSettings, run
+
+    hook = HookSettings(operator_config_path, config, namespace, lws, cluster_state, verbose)
+    _exit(lambda: run(filenames, hook, sys.stdout))
+
+
+@cli.command("hydrate-check")
+@click.argument("source", metavar="SOURCE")
+@click.argument("output", metavar="OUTPUT")
+@click.option("--fix", is_flag=True, help="Rewrite OUTPUT (still exits 1 when anything changed).")
+@click.option(
+    "--tracked-only/--no-tracked-only",
+    default=False,
+    help="Read only files git tracks: untracked sources are not rendered, untracked output files count as missing "
+    "(the pre-commit hook's default).",
+)
+@settings_options("keep-sources")
+@settings_options(*SHARED)
+@verbose_option
+def hydrate_check(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: bool,
+                  operator_config_path: str | None, config: str | None, namespace: str | None, lws: bool | None,
+                  cluster_state: str | None, verbose: bool) -> None:
+    """Fail when committed rendered output (OUTPUT) differs from a fresh render of SOURCE (pre-commit hook)."""
+    from plugin.frontends.precommit_hydrate import run
+    from plugin.frontends.precommit_validate import HookSettings
+
+    hook = HookSettings(operator_config_path, config, namespace, lws, cluster_state, verbose)
+    _exit(lambda: run(source, output, fix, tracked_only, keep_sources, hook, sys.stdout))
 
 
 def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point."""
     return cli.main(args=argv, prog_name="dynamo-render")
+
+
+def krm_main() -> Any:
+    """The zero-argument ``dynamo-render-krm`` console script (kustomize cannot pass a subcommand)."""
+    return cli.main(args=["krm", *sys.argv[1:]], prog_name="dynamo-render-krm")

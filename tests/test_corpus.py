@@ -17,7 +17,7 @@ directives). Skipped files are still rendered by ``test_skipped_files_never_cras
 they render to, the command must not crash on them.
 
 Each counted file must keep the command's contract (tests/fuzz/support.py): no traceback, no
-exit 2, one line per problem with a field path, and, when it renders, every rendered object
+exit 3, one line per problem with a field path, and, when it renders, every rendered object
 valid against the Kubernetes 1.36 and LeaderWorkerSet schemas. The session summary prints one
 line, ``corpus: N rendered, M refused (reasons...), K skipped``, and the per-file outcomes go
 to ``corpus-summary.txt`` in pytest's base temporary directory.

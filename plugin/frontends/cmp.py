@@ -46,6 +46,7 @@ from types import FrameType
 from typing import Any, TextIO
 
 from plugin.files import decode, is_within as _is_within, load_sources, read_files, walk_manifests
+from plugin.options import Option, announcement, cmp_parameters
 from plugin.settings import Settings, resolve_settings
 from plugin.ownership import renamed_after_render
 from plugin.yamlio.codec import Document, dump_documents, load_documents
@@ -69,118 +70,31 @@ SIDECAR_ENV_PREFIX = "DYNAMO_RENDER_"
 LOCAL_CONFIG_ANNOTATION = "config.kubernetes.io/local-config"
 MAX_REPORT_LINES = 100
 EXIT_ERROR = 1
-EXIT_USAGE = 2
 EXIT_TERMINATED = 143
-
-BOOL_VALUES = ("true", "false")
-GATE_VALUES = ("auto", "true", "false")
 
 
 @dataclass(frozen=True)
 class Parameter:
-    """One plugin option: its CMP parameter announcement and the values it accepts."""
+    """One plugin parameter, from the option table (``plugin.options``)."""
 
     name: str
-    title: str
-    tooltip: str
-    default: str = ""
-    allowed: tuple[str, ...] = ()
+    option: Option
+
+    @property
+    def allowed(self) -> tuple[str, ...]:
+        return self.option.allowed
 
     @property
     def env_suffix(self) -> str:
         return escape_param_name(self.name)
 
     def announcement(self) -> dict[str, Any]:
-        """A ParameterAnnouncement (reposerver/repository/repository.proto) for plugin.yaml."""
-        # Values always arrive as strings; Argo CD's UI only knows the "string" item type today.
-        return {"name": self.name, "title": self.title, "tooltip": self.tooltip, "string": self.default}
+        return announcement(self.option)
 
 
-# The options table. plugin.yaml's parameters.static must announce exactly these (a unit test
-# checks it), because Argo CD never sends announced defaults: the defaults here are the truth.
-PARAMETERS: tuple[Parameter, ...] = (
-    Parameter(
-        "namespace",
-        "Namespace",
-        "Namespace for objects without one, and for the Dynamo namespace of DCDs without one "
-        "(default: the config file's spec.namespace, else the Application's destination namespace)",
-    ),
-    Parameter(
-        "config",
-        "DynamoRenderConfig file",
-        "Path of a DynamoRenderConfig (or an OperatorConfiguration) file in the repository, relative "
-        "to the application folder; it is not rendered itself",
-    ),
-    Parameter(
-        "operator-config-path",
-        "OperatorConfiguration file",
-        "Path of the operator's OperatorConfiguration (the config.yaml of its ConfigMap) in the "
-        "repository, relative to the application folder (default: the operator Helm chart defaults)",
-    ),
-    Parameter(
-        "operator-config",
-        "OperatorConfiguration (inline)",
-        "The operator's OperatorConfiguration as inline YAML or JSON; use this or "
-        "operator-config-path",
-    ),
-    Parameter(
-        "keep-sources",
-        "Keep sources",
-        "true or false: also emit the DynamoComponentDeployments themselves (for clusters that run "
-        "the operator too)",
-        "false",
-        BOOL_VALUES,
-    ),
-    Parameter(
-        "companions",
-        "Companion objects",
-        "true or false: emit the objects pods reference that only the graph controller would create "
-        "(discovery ServiceAccount, Role, RoleBinding, ...)",
-        "true",
-        BOOL_VALUES,
-    ),
-    Parameter(
-        "lws-gate",
-        "LeaderWorkerSet gate",
-        "auto: on when the cluster serves both leaderworkerset.x-k8s.io and scheduling.volcano.sh "
-        "(KUBE_API_VERSIONS), as the operator decides; true or false to force it",
-        "auto",
-        GATE_VALUES,
-    ),
-    Parameter(
-        "checkpoint-gate",
-        "Checkpoint gate",
-        "auto: the operator configuration's checkpoint.enabled, when the cluster serves PodSnapshot; "
-        "true or false to force it",
-        "auto",
-        GATE_VALUES,
-    ),
-    Parameter(
-        "strict",
-        "Strict",
-        "true or false: fail on any warning as on an error (Argo CD shows warnings nowhere but the "
-        "sidecar's log when the render succeeds)",
-        "false",
-        BOOL_VALUES,
-    ),
-    Parameter(
-        "allow-empty",
-        "Allow empty output",
-        "true or false: succeed with no objects when the folder renders to nothing (Argo CD then "
-        "prunes everything the Application owns)",
-        "false",
-        BOOL_VALUES,
-    ),
-    Parameter(
-        "prune-last",
-        "Prune replaced workloads last",
-        "true or false: mark rendered Deployments, LeaderWorkerSets and PodCliqueSets with the sync "
-        "option PruneLast=true, so a worker renamed by its hash is pruned only after the rest of the "
-        "sync is healthy",
-        "true",
-        BOOL_VALUES,
-    ),
-)
+# plugin.yaml's parameters.static must announce exactly these (a unit test checks it), because
+# Argo CD never sends announced defaults: the defaults in the option table are the truth.
+PARAMETERS: tuple[Parameter, ...] = tuple(Parameter(o.parameter or "", o) for o in cmp_parameters())
 PARAMETERS_BY_NAME = {p.name: p for p in PARAMETERS}
 
 # Read-only facts that ``cmp parameters`` (plugin.yaml parameters.dynamic) announces for the UI.
@@ -506,20 +420,21 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
                     spec["operatorConfig"] = doc
                     inline_source = (winner.label, "")
 
-    # Plain settings: keepSources, companions and the gates.
-    for name, key in (("keep-sources", "keepSources"), ("companions", "companions")):
-        if name in options:
-            spec[key] = options[name].text == "true"
-    gates = dict(spec.get("gates") or {})
-    for name, key in (("lws-gate", "lws"), ("checkpoint-gate", "checkpoint")):
-        if name in options:
-            text = options[name].text
-            if text == "auto":
-                gates.pop(key, None)
-            else:
-                gates[key] = text == "true"
-    if gates or "gates" in spec:
-        spec["gates"] = gates
+    # Plain settings: switches and gates ("auto" leaves a gate to the operator's own decision).
+    for param in PARAMETERS:
+        option = param.option
+        if param.name not in options or option.kind not in ("bool", "gate") or not option.setting:
+            continue
+        text = options[param.name].text
+        *parents, key = option.setting
+        target = spec
+        for part in parents:
+            target[part] = dict(target.get(part) or {})
+            target = target[part]
+        if text == "auto":
+            target.pop(key, None)
+        else:
+            target[key] = text == "true"
     allow_empty = "allow-empty" in options and options["allow-empty"].text == "true"
     prune_last = "prune-last" not in options or options["prune-last"].text == "true"
 
@@ -896,14 +811,6 @@ def parameters(cwd: str, env: Mapping[str, str], stdout: TextIO) -> int:
 # ---------------------------------------------------------------------------------------------
 # Entry point
 
-USAGE = """usage: dynamo-render cmp generate
-       dynamo-render cmp parameters
-
-Argo CD config-management plugin command; run by argocd-cmp-server in the application folder.
-Settings come from the Application's plugin parameters and env; see argocd/plugin.yaml.
-"""
-
-
 def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     # Argo CD's deadline: SIGTERM to our process group, SIGKILL 5 s later. Nothing has been
     # written to stdout before rendering finished, so leaving now leaves it empty.
@@ -912,16 +819,8 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     os._exit(EXIT_TERMINATED)
 
 
-def main(argv: Sequence[str]) -> int:
-    """``dynamo-render cmp ARGS``; returns the exit code."""
-    if list(argv) in (["-h"], ["--help"], ["help"]):
-        sys.stdout.write(USAGE)
-        return 0
-    if list(argv) == ["parameters"]:
-        return parameters(os.getcwd(), os.environ, sys.stdout)
-    if list(argv) != ["generate"]:
-        sys.stderr.write(USAGE)
-        return EXIT_USAGE
+def main() -> int:
+    """``dynamo-render cmp generate`` in the working directory; returns the exit code."""
     signal.signal(signal.SIGTERM, _on_sigterm)
     return generate(os.getcwd(), os.environ, sys.stdout, sys.stderr)
 

@@ -24,6 +24,7 @@ from typing import Any, TextIO
 
 from plugin.files import load_sources, read_sources
 from plugin.impact import WORKLOAD_KINDS, ADDED, CHANGED, REMOVED, REPLACED, ROLLED, SCALED, Change, Impact, compare
+from plugin.options import settings_overrides
 from plugin.settings import Settings, resolve_settings
 from renderer.render import Item, render_items
 from renderer.results import Result, Severity
@@ -56,9 +57,7 @@ def run(
     cluster_state: str | None = None,
 ) -> int:
     """Render both sides, compare them, print the report; returns the exit code."""
-    overrides: dict[str, object] = {}
-    if lws is not None:
-        overrides["gates"] = {"lws": lws}
+    overrides = settings_overrides({"lws": lws})
     settings, problems = resolve_settings(
         operator_config_path=operator_config,
         config_path=config,

@@ -40,6 +40,7 @@ import yaml
 
 from plugin import ownership
 from plugin.files import decode
+from plugin.options import configmap_keys
 from plugin.settings import Settings, resolve_settings
 from plugin.yamlio import fast as fastyaml
 from plugin.yamlio.codec import Loader, yaml_message
@@ -77,16 +78,10 @@ _BOOKKEEPING_KEYS = frozenset({LEGACY_PATH_ANNOTATION, LEGACY_INDEX_ANNOTATION, 
 
 KUSTOMIZE_PLUGIN_ENV = ("KUSTOMIZE_PLUGIN_CONFIG_STRING", "KUSTOMIZE_PLUGIN_CONFIG_ROOT")
 
-# ConfigMap functionConfig (``kpt fn eval ... -- key=value``): key -> (setting path, kind).
+# ConfigMap functionConfig (``kpt fn eval ... -- key=value``): key -> (setting path, kind), from
+# the option table (a gate is true or false here).
 CONFIGMAP_KEYS: dict[str, tuple[tuple[str, ...], str]] = {
-    "namespace": (("namespace",), "string"),
-    "keepSources": (("keepSources",), "bool"),
-    "companions": (("companions",), "bool"),
-    "lws": (("gates", "lws"), "bool"),
-    "checkpoint": (("gates", "checkpoint"), "bool"),
-    "apiVersions": (("apiVersions",), "list"),
-    "operatorConfigPath": (("operatorConfigPath",), "string"),
-    "strict": (("strict",), "bool"),
+    key: (option.setting, "bool" if option.kind == "gate" else option.kind) for key, option in configmap_keys().items()
 }
 
 USAGE = """\
@@ -105,7 +100,7 @@ Run as a kustomize legacy exec plugin (kubectl kustomize --enable-alpha-plugins)
 plugin config file as its one argument and reads and writes plain YAML streams.
 
 exit codes: 0 rendered; 1 errors (items returned unchanged, one line per error on stderr);
-2 internal error (a bug; traceback on stderr)
+2 usage error; 3 internal error (a bug; traceback on stderr)
 """
 
 
@@ -677,9 +672,25 @@ def write_stream(items: Sequence[yaml.Node | dict[str, Any]]) -> str:
 # Entry points
 
 
-def is_legacy_plugin_call(argv: Sequence[str], env: Mapping[str, str]) -> bool:
+def is_legacy_plugin_call(plugin_config: str | None, env: Mapping[str, str]) -> bool:
     """kustomize's exec plugin contract: the config file as argument, its plugin env set."""
-    return bool(argv) and os.path.isfile(argv[0]) and any(name in env for name in KUSTOMIZE_PLUGIN_ENV)
+    return plugin_config is not None and os.path.isfile(plugin_config) and any(name in env for name in KUSTOMIZE_PLUGIN_ENV)
+
+
+def usage_problem(args: Sequence[str], env: Mapping[str, str]) -> str:
+    """Why these command-line arguments are not a call the KRM function accepts ("" when they are)."""
+    if len(args) > 1 and is_legacy_plugin_call(args[0], env):
+        return (
+            f"unexpected plugin arguments {' '.join(args[1:])!r}: the plugin takes none "
+            "(remove argsOneLiner/argsFromFile from the plugin config; settings go in its spec)"
+        )
+    if args and not is_legacy_plugin_call(args[0], env):
+        return (
+            f"unexpected arguments {' '.join(args)!r}: the KRM function takes none "
+            "(a config file argument is only accepted from kustomize's legacy plugin loader, which sets "
+            f"{KUSTOMIZE_PLUGIN_ENV[0]}); to render files use: dynamo-render render FILE..."
+        )
+    return ""
 
 
 def report(results: Iterable[Result], stream: TextIO) -> None:
@@ -783,40 +794,24 @@ def run_legacy_plugin(config_path: str, data: bytes, env: Mapping[str, str], std
 
 
 def run(
-    argv: Sequence[str],
+    plugin_config: str | None,
     stdin: Callable[[], bytes],
     stdout: TextIO,
     stderr: TextIO,
     env: Mapping[str, str],
     stdin_is_tty: bool = False,
 ) -> int:
-    """Dispatch on the calling convention; returns the exit code."""
-    if argv and argv[0] in ("-h", "--help"):
-        stdout.write(USAGE.format(keys=", ".join(CONFIGMAP_KEYS)))
-        return 0
-    if is_legacy_plugin_call(argv, env):
-        if len(argv) > 1:
-            stderr.write(
-                f"dynamo-render-krm: unexpected plugin arguments {' '.join(argv[1:])!r}: the plugin takes none "
-                "(remove argsOneLiner/argsFromFile from the plugin config; settings go in its spec)\n"
-            )
-            return 1
-        return run_legacy_plugin(argv[0], stdin(), env, stdout, stderr)
-    if argv:
-        stderr.write(
-            f"dynamo-render-krm: unexpected arguments {' '.join(argv)!r}: the KRM function takes none "
-            "(a config file argument is only accepted from kustomize's legacy plugin loader, which sets "
-            f"{KUSTOMIZE_PLUGIN_ENV[0]}); to render files use: dynamo-render render FILE...\n"
-        )
-        return 1
+    """Dispatch on the calling convention (``usage_problem`` has vetted the arguments); returns the exit code."""
+    if plugin_config is not None:
+        return run_legacy_plugin(plugin_config, stdin(), env, stdout, stderr)
     if stdin_is_tty:
         stderr.write(USAGE.format(keys=", ".join(CONFIGMAP_KEYS)))
         return 1
     return run_resource_list(stdin(), stdout, stderr)
 
 
-def main(argv: list[str]) -> int:
-    """``dynamo-render krm ARGS...`` and ``dynamo-render-krm``: process I/O around ``run``.
+def main(plugin_config: str | None) -> int:
+    """``dynamo-render krm`` and ``dynamo-render-krm``: process I/O around ``run``.
 
     The process is short-lived and builds hundreds of thousands of small objects that live
     until it writes them out; with the default thresholds the cycle collector rescans them over
@@ -825,20 +820,10 @@ def main(argv: list[str]) -> int:
     """
     gc.set_threshold(200_000, 30, 30)
     return run(
-        argv,
+        plugin_config,
         stdin=lambda: sys.stdin.buffer.read(),
         stdout=sys.stdout,
         stderr=sys.stderr,
         env=os.environ,
         stdin_is_tty=sys.stdin.isatty(),
     )
-
-
-def console_main() -> None:
-    """Zero-argument console script for orchestrators that cannot pass a subcommand.
-
-    Internal errors take the CLI's path: traceback on stderr, exit code 2.
-    """
-    from plugin.cli import _guarded
-
-    raise SystemExit(_guarded(lambda: main(sys.argv[1:])))

@@ -31,19 +31,17 @@ source fails to render.
 
 from __future__ import annotations
 
-import argparse
 import difflib
 import re
 import os
 import shlex
 import subprocess
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 from plugin.files import Source, manifest_files, read_sources
-from plugin.frontends.precommit_validate import add_settings_arguments, report, settings_from_args
+from plugin.frontends.precommit_validate import HookSettings, report, settings_from_args
 from plugin.settings import Settings
 from plugin.yamlio.codec import dump_documents, load_documents
 from renderer import consts
@@ -294,73 +292,61 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="dynamo-render hydrate-check",
-        description="Fail when committed rendered output differs from a fresh render of the sources.",
-    )
-    parser.add_argument("source", metavar="SOURCE", help="folder of source manifests (read recursively)")
-    parser.add_argument("output", metavar="OUTPUT", help="folder of committed rendered manifests (mirrors SOURCE)")
-    parser.add_argument("--fix", action="store_true", help="rewrite OUTPUT (still exits 1 when anything changed)")
-    parser.add_argument(
-        "--tracked-only",
-        action=argparse.BooleanOptionalAction,
-        default=False,
-        help="read only files git tracks: untracked sources are not rendered, untracked output files count as missing "
-        "(the pre-commit hook's default)",
-    )
-    parser.add_argument("--keep-sources", action="store_true", help="also write the rendered Dynamo resources themselves")
-    add_settings_arguments(parser)
-    return parser
-
-
-def run(argv: Sequence[str], stdout: TextIO) -> int:
-    args = build_parser().parse_args(list(argv))
-    if not os.path.isdir(args.source):
-        stdout.write(f"[error]: source folder {args.source} does not exist or is not a folder\n")
+def run(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: bool, args: HookSettings, stdout: TextIO) -> int:
+    """Compare OUTPUT with a fresh render of SOURCE (``fix``: rewrite it); 0 when they match, else 1."""
+    if not os.path.isdir(source):
+        stdout.write(f"[error]: source folder {source} does not exist or is not a folder\n")
         return 1
-    if _inside(args.output, args.source) or _inside(args.source, args.output):
-        stdout.write(f"[error]: source folder {args.source} and output folder {args.output} must not contain each other\n")
+    if _inside(output, source) or _inside(source, output):
+        stdout.write(f"[error]: source folder {source} and output folder {output} must not contain each other\n")
         return 1
-    if os.path.exists(args.output) and not os.path.isdir(args.output):
-        stdout.write(f"[error]: output {args.output} exists and is not a folder\n")
+    if os.path.exists(output) and not os.path.isdir(output):
+        stdout.write(f"[error]: output {output} exists and is not a folder\n")
         return 1
-    settings, results = settings_from_args(args, keep_sources=args.keep_sources)
+    settings, results = settings_from_args(args, keep_sources=keep_sources)
     if settings is None:
         report(results, {}, stdout, args.verbose)
         return 1
     tracked: set[str] | None = None
-    if args.tracked_only:
-        tracked, problems = tracked_files([args.source, args.output])
+    if tracked_only:
+        tracked, problems = tracked_files([source, output])
         if tracked is None:
             report(problems, {}, stdout, args.verbose)
             return 1
-    found, problems = manifest_files(args.source)
+    found, problems = manifest_files(source)
     results.extend(problems)
     files = [path for path in found if tracked is None or os.path.abspath(path) in tracked]
     sources, problems = read_sources(files)
     results.extend(problems)
-    hydrated = hydrate(args.source, sources, settings)
+    hydrated = hydrate(source, sources, settings)
     results.extend(hydrated.results)
     report(results, hydrated.texts, stdout, args.verbose)
     if any(r.is_error for r in results):
         return 1
 
-    changes = compare(args.output, hydrated.files, tracked)
+    changes = compare(output, hydrated.files, tracked)
     if not changes:
         return 0
-    if args.fix:
-        apply(changes, args.output, stdout)
+    if fix:
+        apply(changes, output, stdout)
         return 1
     for change in changes:
         stdout.writelines(_diff(change.committed, change.expected, _posix(change.path)))
     stdout.write(
-        f"{len(changes)} file(s) under {_posix(args.output)} differ from a fresh render; "
-        f"run: dynamo-render hydrate-check --fix {shlex.join(argv)}\n"
+        f"{len(changes)} file(s) under {_posix(output)} differ from a fresh render; "
+        f"run: dynamo-render hydrate-check --fix {shlex.join(_rerun_arguments(source, output, tracked_only, keep_sources, args))}\n"
     )
     return 1
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """pre-commit entry point: 0 when OUTPUT matches a fresh render of SOURCE, else 1."""
-    return run(sys.argv[1:] if argv is None else argv, sys.stdout)
+def _rerun_arguments(source: str, output: str, tracked_only: bool, keep_sources: bool, args: HookSettings) -> list[str]:
+    """The arguments of this run, for the ``--fix`` hint."""
+    flags: list[str] = ["--tracked-only"] if tracked_only else []
+    flags += ["--keep-sources"] if keep_sources else []
+    for flag, value in (("--operator-config", args.operator_config), ("--config", args.config),
+                        ("--namespace", args.namespace), ("--cluster-state", args.cluster_state)):
+        if value is not None:
+            flags += [flag, value]
+    if args.lws is not None:
+        flags.append("--lws" if args.lws else "--no-lws")
+    return [*flags, source, output]

@@ -16,11 +16,9 @@ Lines are found on the error path only: files with nothing to report are never p
 
 from __future__ import annotations
 
-import argparse
 import re
-import sys
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TextIO
 
 from plugin.files import Source, read_sources
@@ -37,46 +35,30 @@ DYNAMO_KINDS = (consts.DCD_KIND, consts.DGD_KIND)
 POD_TEMPLATE_FIELD = re.compile(r"(?:^|\.)podTemplate(?:[.\[]|$)")
 
 
-def add_settings_arguments(parser: argparse.ArgumentParser) -> None:
-    """The rendering options every hook shares with ``dynamo-render render``."""
-    parser.add_argument("--operator-config", metavar="FILE", help="OperatorConfiguration file (the operator's own config)")
-    parser.add_argument("--config", metavar="FILE", help="DynamoRenderConfig file (plugin settings)")
-    parser.add_argument("-n", "--namespace", help="namespace for objects that have none (default: default)")
-    parser.add_argument(
-        "--lws", action=argparse.BooleanOptionalAction, default=None, help="force the LeaderWorkerSet gate (default: auto, on)"
-    )
-    parser.add_argument(
-        "--cluster-state", metavar="PATH", help="cluster facts as Kubernetes objects (file or directory; kubectl get -o yaml)"
-    )
-    parser.add_argument("-v", "--verbose", action="store_true", help="also print info notes (assumed defaults)")
+@dataclass(frozen=True)
+class HookSettings:
+    """The rendering options every hook shares with ``dynamo-render render`` (parsed by ``plugin.cli``)."""
+
+    operator_config: str | None = None
+    config: str | None = None
+    namespace: str | None = None
+    lws: bool | None = None
+    cluster_state: str | None = None
+    verbose: bool = False
 
 
-def settings_from_args(args: argparse.Namespace, keep_sources: bool = False) -> tuple[Settings | None, list[Result]]:
+def settings_from_args(args: HookSettings, keep_sources: bool = False) -> tuple[Settings | None, list[Result]]:
     """Settings from the shared options, exactly as the render command builds them."""
+    from plugin.options import settings_overrides
     from plugin.settings import resolve_settings
 
-    overrides: dict[str, object] = {}
-    if keep_sources:
-        overrides["keepSources"] = True
-    if args.lws is not None:
-        overrides["gates"] = {"lws": args.lws}
     return resolve_settings(
         operator_config_path=args.operator_config,
         config_path=args.config,
         namespace=args.namespace,
-        overrides=overrides,
+        overrides=settings_overrides({"keep-sources": keep_sources or None, "lws": args.lws}),
         cluster_state_path=args.cluster_state,
     )
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="dynamo-render validate",
-        description="Check files holding Dynamo resources against every offline admission rule and render them.",
-    )
-    parser.add_argument("filenames", nargs="*", metavar="FILE", help="files or directories to check")
-    add_settings_arguments(parser)
-    return parser
 
 
 def mentions_dynamo_kind(text: str) -> bool:
@@ -116,9 +98,9 @@ def validate_source(source: Source, settings: Settings) -> list[Result]:
     return results
 
 
-def run(argv: Sequence[str], stdout: TextIO) -> int:
-    args = build_parser().parse_args(list(argv))
-    sources, results = read_sources(args.filenames)
+def run(filenames: Sequence[str], args: HookSettings, stdout: TextIO) -> int:
+    """Check every file; 0 when every file is valid, 1 when any problem is an error."""
+    sources, results = read_sources(filenames)
     # The renderer (and the settings it needs) load only when some file names a Dynamo kind:
     # a commit without Dynamo manifests costs a read and a substring search per file.
     candidates = [source for source in sources if mentions_dynamo_kind(source.text)]
@@ -150,8 +132,3 @@ def report(results: Sequence[Result], texts: dict[str, str], stream: TextIO, ver
             seen.add(result)
         shown.append(result)
     stream.writelines(line + "\n" for line in format_results(shown, texts))
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """pre-commit entry point: 0 when every file is valid, 1 when any problem is an error."""
-    return run(sys.argv[1:] if argv is None else argv, sys.stdout)

@@ -1,7 +1,7 @@
 """The ``render`` command: files in, one deterministic stream of objects out.
 
 Contract (other tools call it): exit 0 and the objects on stdout; exit 1 with one line per
-problem on stderr and nothing on stdout; exit 2 on an internal bug (traceback on stderr).
+problem on stderr and nothing on stdout; exit 3 on an internal bug (traceback on stderr).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from typing import IO, TextIO
 
 from plugin.files import load_sources, read_sources
+from plugin.options import settings_overrides
 from plugin.settings import resolve_settings
 from plugin.state_sources import LIVE_SOURCE, LiveCluster, namespaces_of
 from plugin.yamlio.fast import Emitter
@@ -49,15 +50,7 @@ def run(
     emit: str | None = None,
 ) -> int:
     """Render ``paths`` and write the stream; returns the exit code."""
-    overrides: dict[str, object] = {}
-    if keep_sources:
-        overrides["keepSources"] = True
-    if lws is not None:
-        overrides["gates"] = {"lws": lws}
-    if emit is not None:
-        overrides["emit"] = emit
-    if companions is not None:
-        overrides["companions"] = companions
+    overrides = settings_overrides({"keep-sources": keep_sources or None, "lws": lws, "emit": emit, "companions": companions})
     # The live lookup (opt-in): API discovery first, as the gates depend on it.
     results: list[Result] = []
     cluster: LiveCluster | None = None
@@ -187,7 +180,3 @@ class OutputBuffer:
         self.file.seek(0)
         while chunk := self.file.read(2**20):
             stream.write(chunk)
-
-
-def main_stdio(**kwargs: object) -> int:
-    return run(stdout=sys.stdout, stderr=sys.stderr, **kwargs)  # type: ignore[arg-type]

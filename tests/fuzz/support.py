@@ -2,7 +2,7 @@
 
 Contract (plugin/frontends/render.py): exit 0 with the objects on stdout, or exit 1 with nothing on
 stdout and one line per problem on stderr; any exception escaping ``run`` is a bug (the CLI
-turns it into exit 2). ``render`` records the results the command reported, so tests can check
+turns it into exit 3). ``render`` records the results the command reported, so tests can check
 them as data (field paths) as well as text.
 """
 

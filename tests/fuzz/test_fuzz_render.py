@@ -13,7 +13,7 @@ Each input goes through ``plugin.frontends.render.run`` in-process (files in, st
 see tests/fuzz/support.py). The property is that the run keeps the command's contract: exit 0
 with every rendered object valid against the Kubernetes 1.36 and LeaderWorkerSet schemas, or
 exit 1 with nothing on stdout, one line per problem, and a field path on every error about an
-object. An exception escaping ``run`` fails the test: it would be exit 2 for a user.
+object. An exception escaping ``run`` fails the test: it would be exit 3 for a user.
 
 The example budget comes from the Hypothesis profile (tests/fuzz/conftest.py,
 ``DYNAMO_RENDER_FUZZ=ci|long|smoke``); the session summary prints how many examples ran.
@@ -506,7 +506,7 @@ def run_and_check(draw: Any, name: str, text: str, config_text: str | None = Non
         if config_text is not None:
             config = Path(tmp) / "config.yaml"
             config.write_text(config_text, encoding="utf-8")
-        run = render([path], config=config, output="yaml", **options)  # an exception here is a bug: exit 2
+        run = render([path], config=config, output="yaml", **options)  # an exception here is a bug: exit 3
         as_json = render([path], config=config, output="json", **options) if run.code == 0 else None
         inputs, _ = load_documents(text, str(path))
     note(f"exit {run.code}; stderr:\n{run.stderr[:4000]}")

@@ -409,9 +409,13 @@ def test_report_is_capped(repo: Path) -> None:
 
 
 def test_main_usage() -> None:
-    assert cmp.main(["render"]) == cmp.EXIT_USAGE
-    assert cmp.main([]) == cmp.EXIT_USAGE
-    assert cmp.main(["--help"]) == 0
+    from click.testing import CliRunner
+
+    from plugin.cli import cli
+
+    assert CliRunner().invoke(cli, ["cmp", "render"]).exit_code == 2
+    assert CliRunner().invoke(cli, ["cmp", "generate", "extra"]).exit_code == 2
+    assert CliRunner().invoke(cli, ["cmp", "--help"]).exit_code == 0
 
 
 # ---------------------------------------------------------------------------------------------

@@ -491,7 +491,7 @@ def test_configmap_keys_set_the_settings() -> None:
 @pytest.mark.parametrize(
     ("data", "field", "message"),
     [
-        ({"bogus": "1"}, "data.bogus", 'unknown key "bogus" (valid: namespace, keepSources, companions, lws, checkpoint, apiVersions, operatorConfigPath, strict)'),
+        ({"bogus": "1"}, "data.bogus", 'unknown key "bogus" (valid: namespace, operatorConfigPath, keepSources, companions, lws, checkpoint, strict, apiVersions)'),
         ({"keepSources": "yes"}, "data.keepSources", 'expected true or false, got "yes"'),
     ],
     ids=["unknown-key", "bad-bool"],
@@ -606,7 +606,7 @@ def _legacy(tmp_path: Path, stream: str, config: str = LEGACY_CONFIG) -> tuple[i
     config_file.write_text(config)
     env = {"KUSTOMIZE_PLUGIN_CONFIG_STRING": config, "KUSTOMIZE_PLUGIN_CONFIG_ROOT": str(root)}
     stdout, stderr = io.StringIO(), io.StringIO()
-    code = krm.run([str(config_file)], lambda: stream.encode(), stdout, stderr, env)
+    code = krm.run(str(config_file), lambda: stream.encode(), stdout, stderr, env)
     return code, stdout.getvalue(), stderr.getvalue()
 
 
@@ -646,53 +646,64 @@ def test_legacy_exec_plugin_unreadable_config(tmp_path: Path) -> None:
     assert yaml.safe_load(out)["kind"] == "DynamoComponentDeployment"
 
 
-def test_legacy_plugin_arguments_are_refused(tmp_path: Path) -> None:
+def _krm_cli(args: list[str], env: dict[str, str], stdin: str = "") -> Any:
+    from click.testing import CliRunner
+
+    from plugin.cli import cli
+
+    return CliRunner(env=env).invoke(cli, ["krm", *args], input=stdin)
+
+
+def test_legacy_plugin_arguments_are_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """kustomize appends argsOneLiner/argsFromFile after the config file; the plugin has none."""
     config = tmp_path / "kust-plugin-config-1"
     config.write_text(LEGACY_CONFIG)
-    stdout, stderr = io.StringIO(), io.StringIO()
-    code = krm.run([str(config), "--one", "two"], lambda: b"", stdout, stderr, env={"KUSTOMIZE_PLUGIN_CONFIG_ROOT": str(tmp_path)})
-    assert code == 1
-    assert "unexpected plugin arguments '--one two'" in stderr.getvalue()
+    monkeypatch.setenv("KUSTOMIZE_PLUGIN_CONFIG_ROOT", str(tmp_path))
+    done = _krm_cli([str(config), "--one", "two"], {})
+    assert done.exit_code == 2
+    assert "unexpected plugin arguments '--one two'" in done.stderr
 
 
-def test_a_file_argument_without_kustomizes_environment_is_refused(tmp_path: Path) -> None:
+def test_a_file_argument_without_kustomizes_environment_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     config = tmp_path / "render.yaml"
     config.write_text(LEGACY_CONFIG)
-    stdout, stderr = io.StringIO(), io.StringIO()
-    code = krm.run([str(config)], lambda: b"", stdout, stderr, env={})
-    assert code == 1
-    assert "unexpected arguments" in stderr.getvalue() and "dynamo-render render" in stderr.getvalue()
-    assert stdout.getvalue() == ""
+    for name in krm.KUSTOMIZE_PLUGIN_ENV:
+        monkeypatch.delenv(name, raising=False)
+    done = _krm_cli([str(config)], {})
+    assert done.exit_code == 2
+    assert "unexpected arguments" in done.stderr and "dynamo-render render" in done.stderr
+    assert done.stdout == ""
 
 
 def test_is_legacy_plugin_call(tmp_path: Path) -> None:
     config = tmp_path / "c.yaml"
     config.write_text("x: 1\n")
-    assert krm.is_legacy_plugin_call([str(config)], {"KUSTOMIZE_PLUGIN_CONFIG_ROOT": "/k"})
-    assert krm.is_legacy_plugin_call([str(config)], {"KUSTOMIZE_PLUGIN_CONFIG_STRING": "x: 1"})
-    assert not krm.is_legacy_plugin_call([str(config)], {})
-    assert not krm.is_legacy_plugin_call([str(tmp_path / "missing.yaml")], {"KUSTOMIZE_PLUGIN_CONFIG_ROOT": "/k"})
-    assert not krm.is_legacy_plugin_call([], {"KUSTOMIZE_PLUGIN_CONFIG_ROOT": "/k"})
+    assert krm.is_legacy_plugin_call(str(config), {"KUSTOMIZE_PLUGIN_CONFIG_ROOT": "/k"})
+    assert krm.is_legacy_plugin_call(str(config), {"KUSTOMIZE_PLUGIN_CONFIG_STRING": "x: 1"})
+    assert not krm.is_legacy_plugin_call(str(config), {})
+    assert not krm.is_legacy_plugin_call(str(tmp_path / "missing.yaml"), {"KUSTOMIZE_PLUGIN_CONFIG_ROOT": "/k"})
+    assert not krm.is_legacy_plugin_call(None, {"KUSTOMIZE_PLUGIN_CONFIG_ROOT": "/k"})
 
 
 def test_help_and_terminal_stdin() -> None:
+    done = _krm_cli(["--help"], {})
+    assert done.exit_code == 0 and "ResourceList" in done.stdout
     stdout, stderr = io.StringIO(), io.StringIO()
-    assert krm.run(["--help"], lambda: b"", stdout, stderr, env={}) == 0
-    assert "ResourceList" in stdout.getvalue()
-    stdout, stderr = io.StringIO(), io.StringIO()
-    assert krm.run([], lambda: pytest.fail("stdin must not be read from a terminal"), stdout, stderr, env={}, stdin_is_tty=True) == 1
+    assert krm.run(None, lambda: pytest.fail("stdin must not be read from a terminal"), stdout, stderr, env={}, stdin_is_tty=True) == 1
     assert "usage:" in stderr.getvalue() and stdout.getvalue() == ""
 
 
-def test_console_script_turns_a_bug_into_exit_2_with_a_traceback(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    def broken(argv: list[str]) -> int:
+def test_console_script_turns_a_bug_into_exit_3_with_a_traceback(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from plugin.cli import krm_main
+
+    def broken(plugin_config: str | None) -> int:
         raise RuntimeError("boom")
 
     monkeypatch.setattr(krm, "main", broken)
+    monkeypatch.setattr("sys.argv", ["dynamo-render-krm"])
     with pytest.raises(SystemExit) as exited:
-        krm.console_main()
-    assert exited.value.code == 2
+        krm_main()
+    assert exited.value.code == 3
     err = capsys.readouterr().err
     assert "Traceback" in err and "RuntimeError: boom" in err and "internal error" in err
 

@@ -195,10 +195,21 @@ def _write(path: Path, text: str) -> str:
     return str(path)
 
 
+def _cli(*argv: str) -> tuple[int, str, str]:
+    """Run a command through the one click group, in process."""
+    from click.testing import CliRunner
+
+    from plugin.cli import cli
+
+    done = CliRunner().invoke(cli, list(argv))
+    if done.exit_code == 3:
+        raise AssertionError(done.stderr)
+    return done.exit_code, done.stdout, done.stderr
+
+
 def _validate(*argv: str) -> tuple[int, list[str]]:
-    out = io.StringIO()
-    code = precommit_validate.run(list(argv), out)
-    return code, out.getvalue().splitlines()
+    code, out, _ = _cli("validate", *argv)
+    return code, out.splitlines()
 
 
 WORKER = textwrap.dedent(
@@ -350,11 +361,10 @@ def test_graph_components_are_checked_and_located(tmp_path: Path) -> None:
     )
 
 
-def test_validate_main_parses_options_like_argparse(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exc:
-        precommit_validate.main(["--no-such-option"])
-    assert exc.value.code == 2
-    assert "unrecognized arguments: --no-such-option" in capsys.readouterr().err
+def test_validate_usage_error_exits_2() -> None:
+    code, _, err = _cli("validate", "--no-such-option")
+    assert code == 2
+    assert "No such option '--no-such-option'" in err
 
 
 # ---------------------------------------------------------------------------------------------
@@ -362,9 +372,8 @@ def test_validate_main_parses_options_like_argparse(capsys: pytest.CaptureFixtur
 
 
 def _hydrate(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    code = precommit_hydrate.run(list(argv), out)
-    return code, out.getvalue()
+    code, out, _ = _cli("hydrate-check", *argv)
+    return code, out
 
 
 @pytest.fixture
@@ -524,11 +533,10 @@ def test_hydrate_refuses_unusable_folders(tree: Path, argv: list[str], message: 
     assert _hydrate(*argv) == (1, message)
 
 
-def test_hydrate_needs_both_folders(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exc:
-        precommit_hydrate.main(["deploy"])
-    assert exc.value.code == 2
-    assert "the following arguments are required: OUTPUT" in capsys.readouterr().err
+def test_hydrate_needs_both_folders() -> None:
+    code, _, err = _cli("hydrate-check", "deploy")
+    assert code == 2
+    assert "Missing argument 'OUTPUT'" in err
 
 
 def test_keep_sources_writes_the_dynamo_resources_too(tree: Path) -> None:

@@ -1,0 +1,218 @@
+"""The option table: every plugin option once, with its name in each front end.
+
+One row per option: its help, its DynamoRenderConfig setting, its command-line flag, its Argo CD
+plugin parameter and its KRM ConfigMap key. The click options (``plugin.cli``), the CMP
+parameter table and ``argocd/plugin.yaml``'s announcements (``plugin.frontends.cmp``) and the
+KRM ConfigMap keys (``plugin.frontends.krm``) are generated from it; a unit test checks
+``argocd/plugin.yaml`` against it. Values arrive as strings in the CMP and in a ConfigMap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+BOOL_VALUES = ("true", "false")
+GATE_VALUES = ("auto", "true", "false")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One plugin option and how each front end spells it (``None``: not offered there)."""
+
+    name: str
+    # The DynamoRenderConfig ``spec`` path it sets, if it is a plugin setting.
+    setting: tuple[str, ...] = ()
+    # How its text is read in the CMP and in a ConfigMap: string, bool, gate (auto/true/false), list.
+    kind: str = "string"
+    # Command line: the click declarations and help.
+    flags: tuple[str, ...] = ()
+    help: str = ""
+    # Argo CD plugin parameter: name, title, tooltip and the default the plugin applies.
+    parameter: str | None = None
+    title: str = ""
+    tooltip: str = ""
+    default: str = ""
+    # KRM ConfigMap functionConfig data key.
+    configmap_key: str | None = None
+
+    @property
+    def allowed(self) -> tuple[str, ...]:
+        """The values a string front end accepts (empty: any)."""
+        return {"bool": BOOL_VALUES, "gate": GATE_VALUES}.get(self.kind, ())
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option(
+        "namespace",
+        setting=("namespace",),
+        flags=("-n", "--namespace"),
+        help="Namespace for objects that have none (default: default).",
+        parameter="namespace",
+        title="Namespace",
+        tooltip="Namespace for objects without one, and for the Dynamo namespace of DCDs without one "
+        "(default: the config file's spec.namespace, else the Application's destination namespace)",
+        configmap_key="namespace",
+    ),
+    Option(
+        "config",
+        flags=("--config",),
+        help="DynamoRenderConfig file (plugin settings).",
+        parameter="config",
+        title="DynamoRenderConfig file",
+        tooltip="Path of a DynamoRenderConfig (or an OperatorConfiguration) file in the repository, relative "
+        "to the application folder; it is not rendered itself",
+    ),
+    Option(
+        "operator-config-path",
+        setting=("operatorConfigPath",),
+        flags=("--operator-config",),
+        help="OperatorConfiguration file (the operator's own config).",
+        parameter="operator-config-path",
+        title="OperatorConfiguration file",
+        tooltip="Path of the operator's OperatorConfiguration (the config.yaml of its ConfigMap) in the "
+        "repository, relative to the application folder (default: the operator Helm chart defaults)",
+        configmap_key="operatorConfigPath",
+    ),
+    Option(
+        "operator-config",
+        setting=("operatorConfig",),
+        parameter="operator-config",
+        title="OperatorConfiguration (inline)",
+        tooltip="The operator's OperatorConfiguration as inline YAML or JSON; use this or operator-config-path",
+    ),
+    Option(
+        "keep-sources",
+        setting=("keepSources",),
+        kind="bool",
+        flags=("--keep-sources",),
+        help="Also emit the rendered DCDs themselves.",
+        parameter="keep-sources",
+        title="Keep sources",
+        tooltip="true or false: also emit the DynamoComponentDeployments themselves (for clusters that run "
+        "the operator too)",
+        default="false",
+        configmap_key="keepSources",
+    ),
+    Option(
+        "companions",
+        setting=("companions",),
+        kind="bool",
+        flags=("--companions/--no-companions",),
+        help="Emit the discovery RBAC, wait-for-leader ConfigMap and ServiceAccounts a standalone DCD's pods reference "
+        "(default: the config's companions setting, else on).",
+        parameter="companions",
+        title="Companion objects",
+        tooltip="true or false: emit the objects pods reference that only the graph controller would create "
+        "(discovery ServiceAccount, Role, RoleBinding, ...)",
+        default="true",
+        configmap_key="companions",
+    ),
+    Option(
+        "lws",
+        setting=("gates", "lws"),
+        kind="gate",
+        flags=("--lws/--no-lws",),
+        help="Force the LeaderWorkerSet gate (default: auto, on).",
+        parameter="lws-gate",
+        title="LeaderWorkerSet gate",
+        tooltip="auto: on when the cluster serves both leaderworkerset.x-k8s.io and scheduling.volcano.sh "
+        "(KUBE_API_VERSIONS), as the operator decides; true or false to force it",
+        default="auto",
+        configmap_key="lws",
+    ),
+    Option(
+        "checkpoint",
+        setting=("gates", "checkpoint"),
+        kind="gate",
+        parameter="checkpoint-gate",
+        title="Checkpoint gate",
+        tooltip="auto: the operator configuration's checkpoint.enabled, when the cluster serves PodSnapshot; "
+        "true or false to force it",
+        default="auto",
+        configmap_key="checkpoint",
+    ),
+    Option(
+        "strict",
+        setting=("strict",),
+        kind="bool",
+        parameter="strict",
+        title="Strict",
+        tooltip="true or false: fail on any warning as on an error (Argo CD shows warnings nowhere but the "
+        "sidecar's log when the render succeeds)",
+        default="false",
+        configmap_key="strict",
+    ),
+    Option(
+        "emit",
+        setting=("emit",),
+        flags=("--emit",),
+        help="Render DynamoGraphDeployments down to workloads, or stop at the generated DCDs (default: the config's "
+        "emit setting, else workloads).",
+    ),
+    Option(
+        "api-versions",
+        setting=("apiVersions",),
+        kind="list",
+        configmap_key="apiVersions",
+    ),
+    Option(
+        "cluster-state",
+        setting=("clusterStatePath",),
+        flags=("--cluster-state",),
+        help="Cluster facts as Kubernetes objects (a file or directory, e.g. kubectl get -o yaml output); the input "
+        "bundle's own objects win over it.",
+    ),
+    Option(
+        "allow-empty",
+        kind="bool",
+        parameter="allow-empty",
+        title="Allow empty output",
+        tooltip="true or false: succeed with no objects when the folder renders to nothing (Argo CD then "
+        "prunes everything the Application owns)",
+        default="false",
+    ),
+    Option(
+        "prune-last",
+        kind="bool",
+        parameter="prune-last",
+        title="Prune replaced workloads last",
+        tooltip="true or false: mark rendered Deployments, LeaderWorkerSets and PodCliqueSets with the sync "
+        "option PruneLast=true, so a worker renamed by its hash is pruned only after the rest of the "
+        "sync is healthy",
+        default="true",
+    ),
+)
+BY_NAME = {option.name: option for option in OPTIONS}
+
+
+def cmp_parameters() -> tuple[Option, ...]:
+    """The options the Argo CD plugin takes as parameters, in announcement order."""
+    return tuple(option for option in OPTIONS if option.parameter is not None)
+
+
+def configmap_keys() -> dict[str, Option]:
+    """The KRM ConfigMap functionConfig keys."""
+    return {option.configmap_key: option for option in OPTIONS if option.configmap_key is not None}
+
+
+def announcement(option: Option) -> dict[str, Any]:
+    """A ParameterAnnouncement (reposerver/repository/repository.proto) for plugin.yaml.
+
+    Values always arrive as strings; Argo CD's UI only knows the "string" item type today.
+    """
+    return {"name": option.parameter, "title": option.title, "tooltip": option.tooltip, "string": option.default}
+
+
+def settings_overrides(values: dict[str, Any]) -> dict[str, Any]:
+    """A DynamoRenderConfig ``spec`` fragment from option values given by name (``None``: not set)."""
+    spec: dict[str, Any] = {}
+    for name, value in values.items():
+        if value is None:
+            continue
+        path = BY_NAME[name].setting
+        target = spec
+        for part in path[:-1]:
+            target = target.setdefault(part, {})
+        target[path[-1]] = value
+    return spec
