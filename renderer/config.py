@@ -22,7 +22,7 @@ from urllib.parse import urlparse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from renderer import consts
-from renderer.results import Result, Severity, field_path
+from renderer.results import Code, Result, Severity, field_path
 
 RENDER_CONFIG_API_VERSION = "config.dynamo-render.dev/v1alpha1"
 # The operator release at the reference commit (deploy/helm/charts/platform Chart appVersion).
@@ -369,7 +369,7 @@ def parse_operator_config(doc: dict[str, Any], prefix: str = "") -> tuple[Operat
 def _unknown_fields(model: BaseModel, prefix: str) -> list[Result]:
     out: list[Result] = []
     for key in (model.model_extra or {}):
-        out.append(Result(f'unknown field "{key}" (the operator ignores it)', severity=Severity.WARNING, field=field_path(prefix, (key,))))
+        out.append(Result(f'unknown field "{key}" (the operator ignores it)', severity=Severity.WARNING, field=field_path(prefix, (key,)), code=Code.UNKNOWN_FIELD))
     for name, info in type(model).model_fields.items():
         value = getattr(model, name)
         if isinstance(value, BaseModel):
@@ -606,7 +606,7 @@ def parse_render_settings(doc: dict[str, Any]) -> tuple[RenderSettings | None, l
         return None, results
     unknown = sorted(set(doc) - {"apiVersion", "kind", "metadata", "spec"})
     for key in unknown:
-        results.append(Result(f'unknown field "{key}"', field=key))
+        results.append(Result(f'unknown field "{key}"', field=key, code=Code.UNKNOWN_FIELD))
     spec = doc.get("spec") or {}
     if not isinstance(spec, dict):
         results.append(Result("expected object", field="spec"))
@@ -615,8 +615,10 @@ def parse_render_settings(doc: dict[str, Any]) -> tuple[RenderSettings | None, l
         settings = RenderSettings.model_validate(spec)
     except ValidationError as err:
         for error in err.errors(include_url=False):
-            message = f'unknown field "{error["loc"][-1]}"' if error["type"] == "extra_forbidden" else str(error["msg"]).lower()
-            results.append(Result(message, field=field_path("spec", tuple(error["loc"]))))
+            unknown = error["type"] == "extra_forbidden"
+            message = f'unknown field "{error["loc"][-1]}"' if unknown else str(error["msg"]).lower()
+            code = Code.UNKNOWN_FIELD if unknown else Code.CONFIG
+            results.append(Result(message, field=field_path("spec", tuple(error["loc"])), code=code))
         return None, results
     if settings.operator_config is not None and settings.operator_config_path is not None:
         results.append(Result("set operatorConfig or operatorConfigPath, not both", field="spec"))

@@ -22,6 +22,22 @@ class Severity(str, enum.Enum):
     INFO = "info"
 
 
+class Code(str, enum.Enum):
+    """Stable rule codes: strict modes, hooks and front ends decide on these, never on message text.
+
+    A message may be reworded at any time; a code names the kind of rule a result reports and
+    does not change.
+    """
+
+    INVALID = "invalid"  # a value or object the operator, its webhooks or the API server refuse
+    UNKNOWN_FIELD = "unknown-field"  # a field the schema does not know (strict validation refuses it)
+    UNSUPPORTED = "unsupported"  # a feature not ported yet (DESIGN decision 7)
+    INPUT = "input"  # bytes, YAML or files that cannot be read
+    CONFIG = "config"  # plugin or operator settings
+    REFERENCE = "reference"  # an object a rendered pod names is missing
+    NOTE = "note"  # an info note: which default was assumed
+
+
 @dataclass(frozen=True)
 class ResourceRef:
     """Identifies the object a result is about."""
@@ -72,6 +88,7 @@ class Result:
     field: str = ""
     file: str = ""
     index: int | None = None
+    code: Code = Code.INVALID
 
     @property
     def is_error(self) -> bool:
@@ -131,13 +148,14 @@ class Result:
 class RenderError(Exception):
     """An expected, user-fixable failure with the field path it concerns."""
 
-    def __init__(self, message: str, field: str = "") -> None:
+    def __init__(self, message: str, field: str = "", code: Code = Code.INVALID) -> None:
         super().__init__(message)
         self.message = message
         self.field = field
+        self.code = code
 
     def to_result(self, resource: ResourceRef | None = None) -> Result:
-        return Result(message=self.message, field=self.field, resource=resource)
+        return Result(message=self.message, field=self.field, resource=resource, code=self.code)
 
 
 def unsupported(field: str, detail: str = "") -> RenderError:
@@ -145,11 +163,7 @@ def unsupported(field: str, detail: str = "") -> RenderError:
     message = f"not supported yet: {field}"
     if detail:
         message = f"{message} ({detail})"
-    return RenderError(message, field=field)
-
-
-def has_errors(results: list[Result]) -> bool:
-    return any(r.is_error for r in results)
+    return RenderError(message, field=field, code=Code.UNSUPPORTED)
 
 
 def field_path(prefix: str, loc: tuple[int | str, ...]) -> str:

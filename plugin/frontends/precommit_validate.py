@@ -25,7 +25,7 @@ from plugin.files import Source, read_sources
 from plugin.yamlio.codec import load_documents
 from plugin.yamlio.lines import format_results
 from renderer import consts
-from renderer.results import Result, Severity
+from renderer.results import Code, Result, Severity
 
 if TYPE_CHECKING:
     from plugin.settings import Settings
@@ -74,7 +74,7 @@ def strict_pod_template(result: Result) -> Result:
     """
     if (
         result.severity is Severity.WARNING
-        and result.message.startswith('unknown field "')
+        and result.code is Code.UNKNOWN_FIELD
         and POD_TEMPLATE_FIELD.search(result.field) is not None
     ):
         return replace(result, severity=Severity.ERROR)

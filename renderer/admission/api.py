@@ -26,6 +26,7 @@ from renderer.pod.backends.flags import is_elastic_ep_ray_launch
 from renderer.gocompat.quantity import unmarshal_quantity
 from renderer.gocompat.runtimeversion import parse_image_version
 from renderer.results import (
+    Code,
     RenderError,
     ResourceRef,
     Result,
@@ -388,7 +389,8 @@ def _validate_model(model: type[_Strict], data: dict[str, Any], prefix: str, res
         return model.model_validate(data)
     except ValidationError as err:
         for error in err.errors(include_url=False):
-            results.append(Result(_message(error), field=field_path(prefix, tuple(error["loc"]))))
+            code = Code.UNKNOWN_FIELD if error["type"] == "extra_forbidden" else Code.INVALID
+            results.append(Result(_message(error), field=field_path(prefix, tuple(error["loc"])), code=code))
         return None
 
 
@@ -807,7 +809,7 @@ def _ignored_fields(spec: DynamoComponentDeploymentSharedSpec, prefix: str, stan
         )
     if spec.scaling_adapter is not None:
         if spec.scaling_adapter:
-            out.append(Result(f'unknown field "{next(iter(spec.scaling_adapter))}"', field=f"{prefix}.scalingAdapter"))
+            out.append(Result(f'unknown field "{next(iter(spec.scaling_adapter))}"', field=f"{prefix}.scalingAdapter", code=Code.UNKNOWN_FIELD))
         elif standalone:
             out.append(
                 Result(
@@ -817,10 +819,3 @@ def _ignored_fields(spec: DynamoComponentDeploymentSharedSpec, prefix: str, stan
                 )
             )
     return out
-
-
-def raise_first(results: list[Result]) -> None:
-    """Raise the first error result as a RenderError (for callers that need an exception)."""
-    for result in results:
-        if result.is_error:
-            raise RenderError(result.message, result.field)

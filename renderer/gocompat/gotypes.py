@@ -39,7 +39,7 @@ from typing import Any
 
 from renderer.gocompat import k8s_types
 from renderer.gocompat.quantity import unmarshal_quantity
-from renderer.results import Result, Severity
+from renderer.results import Code, Result, Severity
 
 _INT32 = (-(1 << 31), (1 << 31) - 1)
 _INT64 = (-(1 << 63), (1 << 63) - 1)
@@ -371,6 +371,7 @@ class Codec:
                     Result(
                         message=f'unknown field "{shown}"',
                         severity=Severity.WARNING,
+                        code=Code.UNKNOWN_FIELD,
                         field=_join(path, shown),
                     )
                 )

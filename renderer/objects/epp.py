@@ -19,7 +19,7 @@ from renderer.gocompat import dynamo_types, goyaml
 from renderer.config import RenderConfig, ServiceMesh
 from renderer.graph.gohash import dcd_spec_go_json
 from renderer.pod.naming import normalize_kube_resource_name
-from renderer.results import RenderError, Result, Severity
+from renderer.results import Code, RenderError, Result, Severity
 
 # apix/config/v1alpha1 SchemeGroupVersion of gateway-api-inference-extension v1.2.0
 ENDPOINT_PICKER_CONFIG_API_VERSION = "inference.networking.x-k8s.io/v1alpha1"
@@ -161,6 +161,7 @@ def _check_struct(raw: Any, struct: str, path: str, out: list[Result]) -> None:
                     "type and drops it",
                     severity=Severity.WARNING,
                     field=f"{path}.{key}",
+                    code=Code.UNKNOWN_FIELD,
                 )
             )
             continue

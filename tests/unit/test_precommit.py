@@ -13,7 +13,7 @@ import pytest
 from plugin.frontends import precommit_hydrate, precommit_validate, render as render_cmd
 from plugin.yamlio.codec import load_documents
 from plugin.yamlio.lines import LineIndex, format_results, resolve
-from renderer.results import ResourceRef, Result, Severity
+from renderer.results import Code, ResourceRef, Result, Severity
 
 DCD_REF = ResourceRef("nvidia.com/v1beta1", "DynamoComponentDeployment", "worker", "")
 
@@ -170,18 +170,25 @@ def test_resolve_on_an_empty_path_is_the_node_itself() -> None:
 # dynamo-validate
 
 
+UNKNOWN = Code.UNKNOWN_FIELD
+
+
 @pytest.mark.parametrize(
     ("result", "promoted"),
     [
-        (Result('unknown field "imagePullPolice"', Severity.WARNING, field="spec.podTemplate.spec.containers[0].imagePullPolice"), True),
-        (Result('unknown field "foo"', Severity.WARNING, field="spec.podTemplate.foo"), True),
-        (Result('unknown field "x"', Severity.WARNING, field="spec.components[1].podTemplate.spec.containers[0].x"), True),
-        (Result('unknown field "x"', Severity.WARNING, field="spec.podTemplateX.x"), False),
-        (Result('unknown field "x"', Severity.WARNING, field="spec.operatorConfig.x"), False),
+        (Result('unknown field "imagePullPolice"', Severity.WARNING, field="spec.podTemplate.spec.containers[0].imagePullPolice", code=UNKNOWN), True),
+        (Result('unknown field "foo"', Severity.WARNING, field="spec.podTemplate.foo", code=UNKNOWN), True),
+        (Result('unknown field "x"', Severity.WARNING, field="spec.components[1].podTemplate.spec.containers[0].x", code=UNKNOWN), True),
+        (Result('unknown field "x"', Severity.WARNING, field="spec.podTemplateX.x", code=UNKNOWN), False),
+        (Result('unknown field "x"', Severity.WARNING, field="spec.operatorConfig.x", code=UNKNOWN), False),
         (Result("has no effect on a standalone DCD", Severity.WARNING, field="spec.podTemplate.spec"), False),
-        (Result('unknown field "x"', Severity.INFO, field="spec.podTemplate.x"), False),
+        (Result('unknown field "x"', Severity.INFO, field="spec.podTemplate.x", code=UNKNOWN), False),
+        # The decision is the code's, never the wording's.
+        (Result("a reworded message", Severity.WARNING, field="spec.podTemplate.x", code=UNKNOWN), True),
+        (Result('unknown field "x"', Severity.WARNING, field="spec.podTemplate.x"), False),
     ],
-    ids=["container-field", "template-field", "dgd-component", "prefix-lookalike", "elsewhere", "other-warning", "info"],
+    ids=["container-field", "template-field", "dgd-component", "prefix-lookalike", "elsewhere", "other-warning", "info",
+         "reworded", "text-without-code"],
 )
 def test_only_unknown_pod_template_fields_are_promoted(result: Result, promoted: bool) -> None:
     out = precommit_validate.strict_pod_template(result)
