@@ -1,7 +1,8 @@
 """dynamo-render's pure rendering core: no I/O, no environment, no clock.
 
-Public surface (imported lazily so that importing a submodule stays cheap): parse and render
-DCDs, the render configuration and cluster state types, and the result model.
+Public surface (imported lazily so that importing a submodule stays cheap): render a bundle
+(``render_bundle``, the one API every front end calls) or one DCD, the render configuration and
+cluster state types, and the result model.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ _EXPORTS = {
     "cluster_state_from_objects": "renderer.cluster.state",
     "RenderConfig": "renderer.config",
     "build_render_config": "renderer.config",
-    "Item": "renderer.render",
-    "Rendered": "renderer.render",
-    "render_component": "renderer.render",
-    "render_items": "renderer.render",
+    "Item": "renderer.bundle",
+    "Rendered": "renderer.bundle",
+    "render_bundle": "renderer.bundle",
+    "stream_bundle": "renderer.bundle",
+    "render_component": "renderer.objects.component",
     "RenderError": "renderer.results",
     "Result": "renderer.results",
     "Severity": "renderer.results",

@@ -52,7 +52,7 @@ from plugin.ownership import renamed_after_render
 from plugin.yamlio.codec import Document, dump_documents, load_documents
 from renderer import consts
 from renderer.config import RENDER_CONFIG_API_VERSION, RENDER_CONFIG_KIND, parse_render_settings
-from renderer.render import Item, is_dcd, is_dgd, render_items
+from renderer.bundle import Item, is_dcd, is_dgd, render_bundle
 from renderer.results import ResourceRef, Result, Severity
 
 PLUGIN_NAME = "dynamo-render"
@@ -518,7 +518,7 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
     results.extend(renamed_after_render((i.obj, i.file, i.index) for i in items))
 
     # Render whatever was readable even when some files were not: every problem is reported.
-    rendered = render_items(
+    rendered = render_bundle(
         items,
         plan.settings.config,
         plan.namespace,

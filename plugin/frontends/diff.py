@@ -26,7 +26,7 @@ from plugin.files import load_sources, read_sources
 from plugin.impact import WORKLOAD_KINDS, ADDED, CHANGED, REMOVED, REPLACED, ROLLED, SCALED, Change, Impact, compare
 from plugin.options import settings_overrides
 from plugin.settings import Settings, resolve_settings
-from renderer.render import Item, render_items
+from renderer.bundle import Item, render_bundle
 from renderer.results import Result, Severity
 
 FORMATS = ("text", "json", "markdown")
@@ -101,7 +101,7 @@ def render_side(side: Side, settings: Settings) -> tuple[list[dict[str, Any]] | 
     documents, problems = load_sources(sources)
     results.extend(problems)
     if not any(r.is_error for r in results):
-        rendered = render_items(
+        rendered = render_bundle(
             (Item(doc.obj, doc.file, doc.index) for doc in documents),
             settings.config,
             settings.namespace,

@@ -54,7 +54,7 @@ from renderer.config import (
     build_render_config,
     parse_operator_config,
 )
-from renderer.render import Item, is_dcd, is_dgd, render_items
+from renderer.bundle import Item, is_dcd, is_dgd, render_bundle
 from renderer.results import ResourceRef, Result, Severity, describe_kind
 
 RESOURCE_LIST_API_VERSION = "config.kubernetes.io/v1"
@@ -361,7 +361,7 @@ def transform(items: Sequence[InputItem], settings: Settings) -> Transformed:
             continue
         source = without_bookkeeping(item.obj)
         owner = ownership.source_key(source, settings.namespace)
-        rendered = render_items(
+        rendered = render_bundle(
             [Item(source, item.path, item.index)],
             settings.config,
             settings.namespace,

@@ -83,13 +83,13 @@ def strict_pod_template(result: Result) -> Result:
 
 def validate_source(source: Source, settings: Settings) -> list[Result]:
     """Every problem in one file: YAML, admission rules and rendering."""
-    from renderer.render import Item, render_items
+    from renderer.bundle import Item, render_bundle
 
     if not mentions_dynamo_kind(source.text):
         return []
     documents, results = load_documents(source.text, source.name)
     items = [Item(doc.obj, doc.file, doc.index) for doc in documents]
-    rendered = render_items(items, settings.config, settings.namespace, cluster_layers=settings.cluster_layers)
+    rendered = render_bundle(items, settings.config, settings.namespace, cluster_layers=settings.cluster_layers)
     for result in rendered.results:
         if not result.file and result.resource is not None:
             # cluster-state notes name an object of this file but no document

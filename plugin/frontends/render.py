@@ -19,7 +19,7 @@ from plugin.state_sources import LIVE_SOURCE, LiveCluster, namespaces_of
 from plugin.yamlio.fast import Emitter
 from plugin.yamlio.codec import json_line
 from renderer.cluster.state import StateLayer
-from renderer.render import Item, stream_items
+from renderer.bundle import Item, stream_bundle
 from renderer.results import Result, Severity
 
 
@@ -89,7 +89,7 @@ def run(
     # Each object is serialised as soon as it is rendered and then dropped; the text waits in a
     # buffer until the run is known to have succeeded (nothing on stdout on any error).
     rendered_results: list[Result] = []
-    stream = stream_items(
+    stream = stream_bundle(
         (Item(doc.obj, doc.file, doc.index) for doc in documents),
         settings.config,
         settings.namespace,

@@ -18,14 +18,9 @@ import yaml
 
 from plugin.settings import resolve_settings
 from renderer import consts
-from renderer.admission.api import parse_dcd
-from renderer.graph.dgd import WORKER_HASH_PLACEHOLDER, generate_dcds, parse_dgd
-from renderer.graph.gohash import (
-    WorkerTemplate,
-    resolve_runtime_version_for_hash,
-    worker_hash_json,
-)
-from renderer.pod.labels import kube_annotations, kube_labels
+from renderer.graph.dgd import WORKER_HASH_PLACEHOLDER, parse_dgd
+from renderer.graph.gohash import worker_hash_json
+from renderer.graph.program import worker_templates
 
 CASES_DIR = Path(__file__).resolve().parents[1] / "golden" / "dgd"
 
@@ -53,20 +48,7 @@ def _renderer_hash_json(case: Path, namespace: str) -> str:
     doc = next(d for d in yaml.safe_load_all((case / "input.yaml").read_text()) if d and d.get("kind") == consts.DGD_KIND)
     dgd, results = parse_dgd(doc, settings.namespace, settings.config)
     assert dgd is not None, [str(r) for r in results]
-    workers: dict[str, WorkerTemplate] = {}
-    for component, obj in generate_dcds(dgd, WORKER_HASH_PLACEHOLDER):
-        if component.type not in consts.WORKER_COMPONENT_TYPES:
-            continue
-        dcd, _ = parse_dcd(obj, dgd.namespace, settings.config.checkpoint_enabled, admission=False)
-        assert dcd is not None
-        main = dcd.main_container() or {}
-        workers[component.name] = WorkerTemplate(
-            labels=kube_labels(dcd),
-            annotations=kube_annotations(dcd),
-            runtime_version=resolve_runtime_version_for_hash(main.get("image", ""), dcd.spec.runtime_version_override or ""),
-            spec=obj["spec"],
-        )
-    return worker_hash_json(workers)
+    return worker_hash_json(worker_templates(dgd, settings.config))
 
 
 def _names(path: Path) -> list[Any]:

@@ -20,7 +20,7 @@ import yaml
 from plugin.frontends import krm
 from plugin.settings import resolve_settings
 from plugin.yamlio.dumper import Dumper
-from renderer.render import Item, render_items
+from renderer.bundle import Item, render_bundle
 from renderer.results import ResourceRef, Result
 
 # ---------------------------------------------------------------------------------------------
@@ -101,7 +101,7 @@ def rendered_by_cli(source: dict[str, Any], namespace: str = "default") -> list[
     """What the CLI path renders for one DCD (the KRM function must render the same)."""
     settings, problems = resolve_settings(namespace=namespace)
     assert settings is not None, problems
-    rendered = render_items([Item(source)], settings.config, settings.namespace)
+    rendered = render_bundle([Item(source)], settings.config, settings.namespace)
     assert rendered.ok, rendered.results
     return rendered.objects
 

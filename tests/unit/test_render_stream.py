@@ -1,6 +1,6 @@
 """The streaming render path gives what the list path gives, and keeps the output contract.
 
-``stream_items`` must yield the objects of ``render_items`` in the same order with the same
+``stream_bundle`` must yield the objects of ``render_bundle`` in the same order with the same
 results; the ``render`` command writes objects as they come into a buffer that spills to a
 temporary file, and still writes nothing on stdout when anything failed.
 """
@@ -18,7 +18,7 @@ import plugin.frontends.render as render_cmd
 from plugin.files import load_sources, read_sources
 from plugin.settings import resolve_settings
 from plugin.yamlio.codec import dump_documents, dump_json
-from renderer.render import Item, render_items, stream_items
+from renderer.bundle import Item, render_bundle, stream_bundle
 from tests.fuzz.support import render
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -35,9 +35,9 @@ def _items(path: Path) -> list[Item]:
 def test_stream_matches_the_list(path: Path) -> None:
     settings, problems = resolve_settings(namespace=None)
     assert settings is not None, problems
-    listed = render_items(_items(path), settings.config, settings.namespace)
+    listed = render_bundle(_items(path), settings.config, settings.namespace)
     results: list[Any] = []
-    streamed = list(stream_items(_items(path), settings.config, settings.namespace, results))
+    streamed = list(stream_bundle(_items(path), settings.config, settings.namespace, results))
     assert streamed == listed.objects
     assert results == listed.results
 

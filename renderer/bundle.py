@@ -1,0 +1,254 @@
+"""Render a bundle of input objects: the one render API every front end calls.
+
+``render_bundle`` (and ``stream_bundle``, its streaming form) takes the input objects in order
+and, as DESIGN.md's data flow says:
+
+1. splits Dynamo objects (DCDs, DGDs) from everything else, which passes through in order;
+2. admits each Dynamo object (CRD schema, CEL, webhooks) and renders it on its own: a DGD
+   through the graph program (``renderer.graph.program``), a DCD through the component
+   renderer (``renderer.objects.component``) plus its standalone companions;
+3. refuses what the API server would refuse (``renderer.admission.apiserver``);
+4. merges the sources' objects by identity (``_admit``: the one place where two sources'
+   objects meet; the clash check belongs there);
+5. checks that every object a rendered pod references is there (``renderer.objects.integrity``).
+
+One source failing never hides another; every problem comes back as a Result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from renderer import consts
+from renderer.admission import apiserver
+from renderer.admission.api import parse_dcd
+from renderer.cluster.state import BUNDLE_SOURCE, ClusterState, Kind, StateLayer, build_cluster_state
+from renderer.config import RenderConfig
+from renderer.objects.component import render_component
+from renderer.objects.integrity import Need, needed_references, object_index, report_missing
+from renderer.objects.standalone_companions import render_standalone_companions
+from renderer.results import RenderError, ResourceRef, Result, Severity
+
+# The graph modules (renderer.graph.*, renderer.objects.epp) are imported where a DGD is
+# rendered: a run with DCDs only does not pay for them at start-up.
+
+
+@dataclass(frozen=True)
+class Item:
+    """One input object and where it came from (file path and document index, if known)."""
+
+    obj: Any
+    file: str = ""
+    index: int | None = None
+
+
+@dataclass
+class Rendered:
+    """The output stream and every result, ready for a front end to emit."""
+
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    results: list[Result] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(r.is_error for r in self.results)
+
+
+def is_dcd(obj: Any) -> bool:
+    return isinstance(obj, dict) and obj.get("kind") == consts.DCD_KIND and obj.get("apiVersion") in (
+        consts.V1BETA1,
+        consts.V1ALPHA1,
+    )
+
+
+def is_dgd(obj: Any) -> bool:
+    return isinstance(obj, dict) and obj.get("kind") == consts.DGD_KIND and str(obj.get("apiVersion", "")).startswith(
+        consts.DYNAMO_GROUP + "/"
+    )
+
+
+def is_dgdr(obj: Any) -> bool:
+    return isinstance(obj, dict) and obj.get("kind") == DGDR_KIND and str(obj.get("apiVersion", "")).startswith(
+        consts.DYNAMO_GROUP + "/"
+    )
+
+
+DGDR_KIND = "DynamoGraphDeploymentRequest"
+
+
+def dgdr_note(obj: dict[str, Any]) -> Result:
+    """A DynamoGraphDeploymentRequest is passed through: its DGD comes from a profiling run.
+
+    The operator's request controller runs a profiling Job on the cluster's GPUs and then
+    creates a DynamoGraphDeployment from the profiler's output; neither can happen offline.
+    Mirrors: internal/controller/dynamographdeploymentrequest_controller.go (not rendered)
+    """
+    return Result(
+        "passed through unchanged: the operator would run a profiling job for this request and create a "
+        "DynamoGraphDeployment from its results, which cannot happen offline; to manage the graph in Git, "
+        "commit the DynamoGraphDeployment the request produced (or that the profiler writes out) and render that",
+        severity=Severity.WARNING,
+        resource=ResourceRef.of(obj),
+    )
+
+
+def render_bundle(
+    items: Iterable[Item],
+    config: RenderConfig,
+    default_namespace: str,
+    keep_sources: bool = False,
+    cluster: ClusterState | None = None,
+    cluster_layers: Sequence[StateLayer] = (),
+) -> Rendered:
+    """Render every DCD of a bundle; pass every other object through untouched.
+
+    Output order: the rendered objects of each DCD in input order (objects shared by several
+    DCDs, such as a model Service, appear once, where first rendered), then every other input
+    object in input order (rendered DCDs are dropped unless ``keep_sources``).
+
+    The cluster state is built from the bundle's own objects over ``cluster_layers`` (a
+    cluster-state file, a live lookup), unless ``cluster`` is given. Standalone DCDs also get
+    their companion objects when ``config.companions`` is on. Last, every object a rendered pod
+    references is checked against the output and the cluster state.
+    """
+    out = Rendered()
+    out.objects = list(
+        stream_bundle(items, config, default_namespace, out.results, keep_sources, cluster, cluster_layers)
+    )
+    return out
+
+
+def stream_bundle(
+    items: Iterable[Item],
+    config: RenderConfig,
+    default_namespace: str,
+    results: list[Result],
+    keep_sources: bool = False,
+    cluster: ClusterState | None = None,
+    cluster_layers: Sequence[StateLayer] = (),
+) -> Iterator[dict[str, Any]]:
+    """``render_bundle`` as a stream: each output object as soon as it is final, in the same order.
+
+    A front end can write each object out and drop it, so memory does not grow with the output.
+    Results are appended to ``results`` as they are found; the reference checks come last, once
+    the stream is exhausted (they need every object of the output).
+    """
+    items = list(items)
+    if cluster is None:
+        bundle = StateLayer(BUNDLE_SOURCE, tuple(i.obj for i in items))
+        cluster, state_results = build_cluster_state([bundle, *cluster_layers], default_namespace)
+        results.extend(state_results)
+    owners: list[tuple[ResourceRef, Item, list[Need]]] = []
+    emitted: set[tuple[Kind, str, str]] = set()
+    seen: set[tuple[str, str, str, str]] = set()
+    passthrough: list[dict[str, Any]] = []
+    for item in items:
+        obj = item.obj
+        if is_dgd(obj):
+            from renderer.graph.dgd import parse_dgd
+            from renderer.graph.program import render_graph
+
+            dgd, parse_results = parse_dgd(obj, default_namespace, config)
+            results.extend(r.with_source(item.file, item.index) for r in parse_results)
+            if dgd is None:
+                continue
+            graph_notes: list[Result] = []
+            try:
+                objects = render_graph(dgd, config, cluster, graph_notes)
+            except RenderError as err:
+                results.append(err.to_result(dgd.ref).with_source(item.file, item.index))
+                continue
+            results.extend(n.with_resource(dgd.ref).with_source(item.file, item.index) for n in graph_notes)
+            # Objects the API server would refuse are errors, never output.
+            refused = apiserver.refusals(objects)
+            if refused:
+                results.extend(r.with_source(item.file, item.index) for r in refused)
+                continue
+            owners.append((dgd.ref, item, needed_references(dgd.ref, objects)))
+            yield from _admit(objects, seen, emitted, default_namespace)
+            if keep_sources:
+                passthrough.append(obj)
+            continue
+        if is_dgdr(obj):
+            passthrough.append(obj)
+            results.append(dgdr_note(obj).with_source(item.file, item.index))
+            continue
+        if not is_dcd(obj):
+            passthrough.append(obj)
+            continue
+        dcd, parse_results = parse_dcd(obj, default_namespace, config.checkpoint_enabled)
+        results.extend(r.with_source(item.file, item.index) for r in parse_results)
+        if dcd is None:
+            continue
+        notes: list[Result] = []
+        try:
+            objects = render_component(dcd, config, cluster, notes)
+        except RenderError as err:
+            results.append(err.to_result(dcd.ref).with_source(item.file, item.index))
+            continue
+        results.extend(n.with_resource(dcd.ref).with_source(item.file, item.index) for n in notes)
+        owners.append((dcd.ref, item, needed_references(dcd.ref, objects)))
+        # Companions the graph controller would create: before the workload, as it creates them.
+        if config.companions:
+            try:
+                objects = render_standalone_companions(dcd, config, cluster) + objects
+            except RenderError as err:
+                results.append(err.to_result(dcd.ref).with_source(item.file, item.index))
+                continue
+        # Objects the API server would refuse are errors, never output.
+        refused = apiserver.refusals(objects)
+        if refused:
+            results.extend(r.with_source(item.file, item.index) for r in refused)
+            continue
+        yield from _admit(objects, seen, emitted, default_namespace)
+        if keep_sources:
+            passthrough.append(obj)
+    if config.operator_config_source == "helm-defaults" and seen:
+        results.append(
+            Result(
+                "no operator configuration given: assumed the operator Helm chart defaults "
+                "(discovery kubernetes, no NATS/etcd addresses, MPI secret mpi-run-ssh-secret)",
+                severity=Severity.INFO,
+            )
+        )
+    if seen and cluster.sources == (BUNDLE_SOURCE,):
+        results.append(
+            Result(
+                "no cluster state given (--cluster-state, clusterStatePath or --live): assumed a fresh cluster besides "
+                "the input (no labelled component ServiceAccounts, pull secrets, existing workloads, DynamoCheckpoints "
+                "or DRA objects)",
+                severity=Severity.INFO,
+            )
+        )
+    emitted |= object_index(passthrough, default_namespace)
+    yield from passthrough
+
+    # Every ServiceAccount, ConfigMap, Secret, PVC and claim a rendered pod needs: there, or reported.
+    for ref, item, needs in owners:
+        results.extend(r.with_source(item.file, item.index) for r in report_missing(ref, needs, emitted, cluster))
+
+
+def _admit(
+    objects: list[dict[str, Any]],
+    seen: set[tuple[str, str, str, str]],
+    emitted: set[tuple[Kind, str, str]],
+    default_namespace: str,
+) -> Iterator[dict[str, Any]]:
+    """The objects not yet rendered, indexed as emitted: where the sources' objects meet.
+
+    An object already rendered by an earlier source (a model Service several DCDs share)
+    appears once, where first rendered. An identity clash check plugs in here.
+    """
+    for obj in objects:
+        key = _identity(obj)
+        if key not in seen:
+            seen.add(key)
+            emitted |= object_index((obj,), default_namespace)
+            yield obj
+
+
+def _identity(obj: dict[str, Any]) -> tuple[str, str, str, str]:
+    meta = obj.get("metadata") or {}
+    return (obj.get("apiVersion", ""), obj.get("kind", ""), meta.get("namespace", ""), meta.get("name", ""))

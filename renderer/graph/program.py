@@ -1,0 +1,176 @@
+"""Render a DGD: the shared resources, then each generated DCD, as the DGD controller does.
+
+Mirrors: internal/controller/dgd_component_program.go Reconcile,
+dgd_shared_resources_reconciler.go Reconcile, dgd_epp_reconciler.go Reconcile and
+internal/dynamo/hash.go ComputeDGDWorkersSpecHash.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from renderer import consts
+from renderer.admission.api import parse_dcd
+from renderer.cluster.state import ClusterState
+from renderer.config import RenderConfig
+from renderer.graph.dgd import DGD, WORKER_HASH_PLACEHOLDER, Component, dcd_as_written, dcd_name, generate_dcds
+from renderer.graph.gohash import WorkerTemplate, resolve_runtime_version_for_hash, worker_hash
+from renderer.objects import companions
+from renderer.objects.component import render_component
+from renderer.pod.labels import is_k8s_discovery_enabled, kube_annotations, kube_labels
+from renderer.results import RenderError, Result
+
+
+def compute_worker_hash(dgd: DGD, config: RenderConfig) -> str:
+    """The v2 worker hash: generate the DCDs with a placeholder hash and hash the worker ones.
+
+    Mirrors: internal/dynamo/hash.go ComputeDGDWorkersSpecHash.
+    """
+    return worker_hash(worker_templates(dgd, config))
+
+
+def worker_templates(dgd: DGD, config: RenderConfig) -> dict[str, WorkerTemplate]:
+    """What the worker hash covers, per worker component: its DCD generated with a placeholder hash.
+
+    Mirrors: internal/dynamo/hash.go ComputeDGDWorkersSpecHash (the inputs it collects).
+    """
+    workers: dict[str, WorkerTemplate] = {}
+    for component, obj in generate_dcds(dgd, WORKER_HASH_PLACEHOLDER):
+        if component.type not in consts.WORKER_COMPONENT_TYPES:
+            continue
+        dcd, results = parse_dcd(obj, dgd.namespace, config.checkpoint_enabled, admission=False)
+        if dcd is None:
+            raise RenderError(results[0].message if results else "generated DCD is invalid", component.path)
+        main = dcd.main_container() or {}
+        workers[component.name] = WorkerTemplate(
+            labels=kube_labels(dcd),
+            annotations=kube_annotations(dcd),
+            runtime_version=resolve_runtime_version_for_hash(main.get("image", ""), dcd.spec.runtime_version_override or ""),
+            spec=obj["spec"],
+        )
+    return workers
+
+
+def render_graph(
+    dgd: DGD, config: RenderConfig, cluster: ClusterState, notes: list[Result] | None = None
+) -> list[dict[str, Any]]:
+    """Everything the DGD controller's component program creates, rendered to workloads.
+
+    Shared resources come first in the controller's order (planner and EPP RBAC, discovery
+    RBAC, EPP resources, wait-for-leader ConfigMap), then each component's DCD rendered by
+    the DCD renderer (or, with ``emit: dcd``, the DCD itself), then the scaling adapters when
+    the ``scalingAdapters`` setting asks for them.
+    Mirrors: internal/controller/dgd_component_program.go Reconcile and
+    dgd_shared_resources_reconciler.go Reconcile
+    """
+    from renderer.graph.checkpoints import apply_checkpoint_startup_policy
+    from renderer.graph.gms_claims import render_gms_claim_templates
+
+    objects: list[dict[str, Any]] = []
+    operator = config.operator
+
+    # Shared resources: planner (and EPP) RBAC in cluster-wide mode, then discovery RBAC.
+    if not operator.namespace.restricted:
+        objects += companions.service_account_with_cluster_role(
+            consts.PLANNER_SERVICE_ACCOUNT_NAME, dgd.namespace, operator.rbac.planner_cluster_role_name
+        )
+        if dgd.has_epp():
+            objects += companions.service_account_with_cluster_role(
+                consts.EPP_SERVICE_ACCOUNT_NAME, dgd.namespace, operator.rbac.epp_cluster_role_name
+            )
+    if is_k8s_discovery_enabled(operator.discovery.backend, dgd.annotations):
+        objects += companions.discovery_rbac(dgd.name, dgd.namespace)
+
+    # GPU Memory Service: one ResourceClaimTemplate per GMS component (DRA required).
+    objects += render_gms_claim_templates(dgd, config, cluster)
+
+    # EPP resources: its config, the InferencePool and, with the Istio mesh, a DestinationRule.
+    epp_component = next((c for c in dgd.components if c.type == consts.COMPONENT_TYPE_EPP), None)
+    if epp_component is not None:
+        objects += _render_epp_resources(dgd, epp_component, config)
+    if dgd.has_multinode():
+        objects.append(companions.wait_leader_config_map(dgd.name, dgd.namespace))
+
+    # The component pathway needs LeaderWorkerSet for multinode components.
+    if dgd.has_multinode() and not config.lws_enabled:
+        first = next(c for c in dgd.components if c.spec.is_multinode)
+        raise RenderError(
+            f"no multinode orchestrator available ({config.lws_reason})", f"{first.path}.multinode.nodeCount"
+        )
+
+    worker_hash = compute_worker_hash(dgd, config)
+    for component, obj in generate_dcds(dgd, worker_hash):
+        if config.checkpoint_enabled:
+            try:
+                apply_checkpoint_startup_policy(obj, component, dgd.namespace, cluster)
+            except RenderError as err:
+                raise RenderError(err.message, _component_field(component.path, err.field)) from None
+        if config.emit == "dcd":
+            objects.append(dcd_as_written(obj))
+            continue
+        dcd, results = parse_dcd(obj, dgd.namespace, config.checkpoint_enabled, admission=False)
+        if dcd is None:
+            first_error = next((r for r in results if r.is_error), None)
+            raise RenderError(first_error.message if first_error else "generated DCD is invalid", component.path)
+        try:
+            component_notes: list[Result] = []
+            objects += render_component(dcd, config, cluster, component_notes)
+        except RenderError as err:
+            raise RenderError(err.message, _component_field(component.path, err.field)) from None
+        if notes is not None:
+            notes.extend(
+                Result(n.message, severity=n.severity, field=_component_field(component.path, n.field))
+                for n in component_notes
+            )
+
+    # Scaling adapters, one per component that asks for one (an opt-in: see RenderSettings).
+    if config.scaling_adapters:
+        for component in dgd.components:
+            if component.spec.scaling_adapter is not None:
+                objects.append(
+                    companions.scaling_adapter(dgd.name, dgd.namespace, component.name, component.spec.replicas)
+                )
+    return objects
+
+
+def _render_epp_resources(dgd: DGD, component: Component, config: RenderConfig) -> list[dict[str, Any]]:
+    """The EPP ConfigMap (inline config only), the InferencePool and the Istio DestinationRule.
+
+    The operator writes the DestinationRule only while its Istio gate is on (service mesh
+    enabled with provider istio and the DestinationRule API served); otherwise it only deletes
+    one it owned before, which leaves nothing to render.
+    Mirrors: internal/controller/dgd_epp_reconciler.go Reconcile
+    """
+    from renderer.objects import epp  # only graphs with an EPP component pay for it
+
+    objects: list[dict[str, Any]] = []
+    epp_config = component.raw.get("eppConfig") or {}
+    if epp_config.get("configMapRef") is None:
+        raw = epp_config.get("config")
+        if not isinstance(raw, dict):
+            raise RenderError(
+                "EPP configuration is required: either eppConfig.configMapRef or eppConfig.config must be specified",
+                f"{component.path}.eppConfig",
+            )
+        objects.append(
+            epp.render_config_map(dgd.name, dgd.namespace, component.name, raw, f"{component.path}.eppConfig.config")
+        )
+    service = dcd_name(dgd, component, "")
+    objects.append(
+        companions.inference_pool(dgd.name, dgd.namespace, component.name, dgd.dynamo_namespace(component), service)
+    )
+    istio, problem = epp.istio_gate(config)
+    if problem:
+        raise RenderError(problem, "serviceMesh.enabled")
+    if istio:
+        objects.append(epp.render_destination_rule(service, dgd.namespace, config.operator.service_mesh))
+    return objects
+
+
+def _component_field(component_path: str, dcd_field: str) -> str:
+    """Map a field path of a generated DCD back onto the DGD component it came from."""
+    if dcd_field == "spec":
+        return component_path
+    if dcd_field.startswith("spec."):
+        return f"{component_path}.{dcd_field[len('spec.'):]}"
+    return component_path
