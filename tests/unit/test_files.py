@@ -82,7 +82,9 @@ def linked_app(tmp_path: Path) -> Path:
 
 def test_symlinked_subfolder_renders_the_same_through_every_front_end(linked_app: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     out, err = io.StringIO(), io.StringIO()
-    code = cmp.generate(str(linked_app), {"ARGOCD_APP_SOURCE_PATH": "app"}, out, err)
+    # The same objects: the CMP's own sync-option annotation (prune-last) is switched off.
+    env = {"ARGOCD_APP_SOURCE_PATH": "app", "ARGOCD_APP_PARAMETERS": '[{"name":"prune-last","string":"false"}]'}
+    code = cmp.generate(str(linked_app), env, out, err)
     assert code == 0, err.getvalue()
     via_cmp = out.getvalue()
 
