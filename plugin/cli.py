@@ -197,7 +197,8 @@ def parameters() -> None:
 def validate(filenames: tuple[str, ...], operator_config_path: str | None, config: str | None, namespace: str | None,
              lws: bool | None, cluster_state: str | None, verbose: bool) -> None:
     """Check Dynamo manifests against every offline admission rule and render them (pre-commit hook)."""
-    from plugin.frontends.precommit_validate import HookSettings, run
+    from plugin.frontends.precommit_validate import run
+    from plugin.options import HookSettings
 
     hook = HookSettings(operator_config_path, config, namespace, lws, cluster_state, verbose)
     _exit(lambda: run(filenames, hook, sys.stdout))
@@ -221,7 +222,7 @@ def hydrate_check(source: str, output: str, fix: bool, tracked_only: bool, keep_
                   cluster_state: str | None, verbose: bool) -> None:
     """Fail when committed rendered output (OUTPUT) differs from a fresh render of SOURCE (pre-commit hook)."""
     from plugin.frontends.precommit_hydrate import run
-    from plugin.frontends.precommit_validate import HookSettings
+    from plugin.options import HookSettings
 
     hook = HookSettings(operator_config_path, config, namespace, lws, cluster_state, verbose)
     _exit(lambda: run(source, output, fix, tracked_only, keep_sources, hook, sys.stdout))

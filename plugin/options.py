@@ -216,3 +216,15 @@ def settings_overrides(values: dict[str, Any]) -> dict[str, Any]:
             target = target.setdefault(part, {})
         target[path[-1]] = value
     return spec
+
+
+@dataclass(frozen=True)
+class HookSettings:
+    """The rendering options every hook shares with ``dynamo-render render`` (parsed by ``plugin.cli``)."""
+
+    operator_config: str | None = None
+    config: str | None = None
+    namespace: str | None = None
+    lws: bool | None = None
+    cluster_state: str | None = None
+    verbose: bool = False

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from plugin.files import read_text
+from plugin.options import HookSettings, settings_overrides
 from plugin.state_sources import load_state_file
 from plugin.yamlio.codec import load_documents
 from renderer import consts
@@ -153,4 +154,15 @@ def resolve_settings(
     return Settings(config=config, settings=settings, namespace=ns, cluster_layers=tuple(layers)), results
 
 
-__all__ = ["RENDER_CONFIG_KIND", "Settings", "load_operator_config", "resolve_settings"]
+def settings_from_args(args: HookSettings, keep_sources: bool = False) -> tuple[Settings | None, list[Result]]:
+    """Settings from the shared options, exactly as the render command builds them."""
+    return resolve_settings(
+        operator_config_path=args.operator_config,
+        config_path=args.config,
+        namespace=args.namespace,
+        overrides=settings_overrides({"keep-sources": keep_sources or None, "lws": args.lws}),
+        cluster_state_path=args.cluster_state,
+    )
+
+
+__all__ = ["RENDER_CONFIG_KIND", "HookSettings", "Settings", "load_operator_config", "resolve_settings", "settings_from_args"]

@@ -615,9 +615,9 @@ def parse_render_settings(doc: dict[str, Any]) -> tuple[RenderSettings | None, l
         settings = RenderSettings.model_validate(spec)
     except ValidationError as err:
         for error in err.errors(include_url=False):
-            unknown = error["type"] == "extra_forbidden"
-            message = f'unknown field "{error["loc"][-1]}"' if unknown else str(error["msg"]).lower()
-            code = Code.UNKNOWN_FIELD if unknown else Code.CONFIG
+            extra = error["type"] == "extra_forbidden"
+            message = f'unknown field "{error["loc"][-1]}"' if extra else str(error["msg"]).lower()
+            code = Code.UNKNOWN_FIELD if extra else Code.CONFIG
             results.append(Result(message, field=field_path("spec", tuple(error["loc"])), code=code))
         return None, results
     if settings.operator_config is not None and settings.operator_config_path is not None:

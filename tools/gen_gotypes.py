@@ -553,7 +553,7 @@ GAIE_PATH = "sigs.k8s.io/gateway-api-inference-extension/apix/config/v1alpha1"
 APIEXTENSIONS_PATH = "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 AUTOSCALING_V2_PATH = "k8s.io/api/autoscaling/v2"
 
-# More types with their own MarshalJSON, handled by hand in renderer/graph/gohash.py:
+# More types with their own MarshalJSON, handled by hand in renderer/gocompat/gojson.py:
 # apiextensions JSON and json.RawMessage print their stored bytes; the v1alpha1 ExtraPodSpec
 # marshals an inline PodSpec whose containers list is shadowed by an omitempty copy.
 DYNAMO_LEAVES: dict[tuple[str, str], tuple[str, ...]] = {

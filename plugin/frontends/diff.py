@@ -125,10 +125,10 @@ def checkout(rev: str, paths: Sequence[str], scratch: str) -> tuple[Side | None,
         return None, [Result("--base needs PATH arguments inside a git work tree (not stdin)")]
     first = os.path.abspath(paths[0])
     cwd = first if os.path.isdir(first) else os.path.dirname(first)
-    top, error = _git(["rev-parse", "--show-toplevel"], cwd)
-    if top is None:
+    top_out, error = _git(["rev-parse", "--show-toplevel"], cwd)
+    if top_out is None:
         return None, [Result(f"--base {rev}: not in a git work tree: {error}", file=paths[0])]
-    top = top.decode().strip()
+    top = top_out.decode().strip()
     commit, error = _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top)
     if commit is None:
         return None, [Result(f"--base {rev}: unknown revision {error}".rstrip())]

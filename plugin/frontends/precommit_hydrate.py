@@ -41,8 +41,9 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from plugin.files import Source, manifest_files, read_sources
-from plugin.frontends.precommit_validate import HookSettings, report, settings_from_args
-from plugin.settings import Settings
+from plugin.options import HookSettings
+from plugin.settings import Settings, settings_from_args
+from plugin.yamlio.lines import report
 from plugin.yamlio.codec import dump_documents, load_documents
 from renderer import consts
 from renderer.cluster.state import BUNDLE_SOURCE, StateLayer, build_cluster_state

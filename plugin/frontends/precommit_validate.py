@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from plugin.files import Source, read_sources
 from plugin.yamlio.codec import load_documents
-from plugin.yamlio.lines import format_results
+from plugin.options import HookSettings
+from plugin.yamlio.lines import report
 from renderer import consts
 from renderer.results import Code, Result, Severity
 
@@ -33,32 +34,6 @@ if TYPE_CHECKING:
 DYNAMO_KINDS = (consts.DCD_KIND, consts.DGD_KIND)
 # a DCD's spec.podTemplate or a DGD component's spec.components[i].podTemplate, and below
 POD_TEMPLATE_FIELD = re.compile(r"(?:^|\.)podTemplate(?:[.\[]|$)")
-
-
-@dataclass(frozen=True)
-class HookSettings:
-    """The rendering options every hook shares with ``dynamo-render render`` (parsed by ``plugin.cli``)."""
-
-    operator_config: str | None = None
-    config: str | None = None
-    namespace: str | None = None
-    lws: bool | None = None
-    cluster_state: str | None = None
-    verbose: bool = False
-
-
-def settings_from_args(args: HookSettings, keep_sources: bool = False) -> tuple[Settings | None, list[Result]]:
-    """Settings from the shared options, exactly as the render command builds them."""
-    from plugin.options import settings_overrides
-    from plugin.settings import resolve_settings
-
-    return resolve_settings(
-        operator_config_path=args.operator_config,
-        config_path=args.config,
-        namespace=args.namespace,
-        overrides=settings_overrides({"keep-sources": keep_sources or None, "lws": args.lws}),
-        cluster_state_path=args.cluster_state,
-    )
 
 
 def mentions_dynamo_kind(text: str) -> bool:
@@ -106,6 +81,8 @@ def run(filenames: Sequence[str], args: HookSettings, stdout: TextIO) -> int:
     candidates = [source for source in sources if mentions_dynamo_kind(source.text)]
     texts: dict[str, str] = {}
     if candidates:
+        from plugin.settings import settings_from_args
+
         settings, problems = settings_from_args(args)
         results.extend(problems)
         for source in candidates:
@@ -117,18 +94,3 @@ def run(filenames: Sequence[str], args: HookSettings, stdout: TextIO) -> int:
             results.extend(found)
     report(results, texts, stdout, args.verbose)
     return 1 if any(r.is_error for r in results) else 0
-
-
-def report(results: Sequence[Result], texts: dict[str, str], stream: TextIO, verbose: bool) -> None:
-    """Print one line per problem; file-less notes (assumed defaults) once, and only when verbose."""
-    shown: list[Result] = []
-    seen: set[Result] = set()
-    for result in results:
-        if result.severity is Severity.INFO and not verbose:
-            continue
-        if not result.file:
-            if result in seen:
-                continue
-            seen.add(result)
-        shown.append(result)
-    stream.writelines(line + "\n" for line in format_results(shown, texts))

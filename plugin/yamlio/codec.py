@@ -56,7 +56,7 @@ def _short_tag(tag: str) -> str:
 KNOWN_TAGS = ("!!str", "!!int", "!!float", "!!bool", "!!null", "!!binary", "!!timestamp", "!!map", "!!seq", "!!merge")
 
 
-class Loader(_BaseLoader):  # type: ignore[misc,valid-type]
+class Loader(_BaseLoader):  # type: ignore[misc]
     """Safe loader with kubectl's scalar rules, JSON-compatible keys and no duplicate keys."""
 
     yaml_implicit_resolvers: dict[Any, Any] = {}

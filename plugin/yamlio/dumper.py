@@ -17,7 +17,7 @@ from plugin.yamlio.scalars import go_resolve
 _BaseDumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
-class Dumper(_BaseDumper):  # type: ignore[misc,valid-type]
+class Dumper(_BaseDumper):  # type: ignore[misc]
     """Block style, no aliases, literal blocks for multi-line strings.
 
     Strings that go-yaml v2 would read as another type (``n``, ``1e3``, ``0o17``) are quoted,

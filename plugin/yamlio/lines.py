@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TextIO
 
 import yaml
 
 from plugin.yamlio.codec import Loader
-from renderer.results import ResourceRef, Result
+from renderer.results import ResourceRef, Result, Severity
 
 
 class LineIndex:
@@ -236,3 +236,18 @@ def format_results(results: Sequence[Result], texts: dict[str, str]) -> list[str
                 index = indexes[result.file] = LineIndex(texts[result.file])
         lines.append(with_line(result, index))
     return lines
+
+
+def report(results: Sequence[Result], texts: dict[str, str], stream: TextIO, verbose: bool) -> None:
+    """Print one line per problem; file-less notes (assumed defaults) once, and only when verbose."""
+    shown: list[Result] = []
+    seen: set[Result] = set()
+    for result in results:
+        if result.severity is Severity.INFO and not verbose:
+            continue
+        if not result.file:
+            if result in seen:
+                continue
+            seen.add(result)
+        shown.append(result)
+    stream.writelines(line + "\n" for line in format_results(shown, texts))

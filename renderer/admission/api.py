@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from renderer import consts
 from renderer.gocompat import gotypes
 from renderer.admission import objectmeta, podrules, podtemplate_schema
-from renderer.pod.backends.flags import is_elastic_ep_ray_launch
+from renderer.admission.flags import is_elastic_ep_ray_launch
 from renderer.gocompat.quantity import unmarshal_quantity
 from renderer.gocompat.runtimeversion import parse_image_version
 from renderer.results import (
@@ -238,7 +238,8 @@ class DCD:
         """Mirrors: internal/dynamo/v1beta1_helpers.go GetMainContainer."""
         for container in self.pod_spec.get("containers") or []:
             if container.get("name") == consts.MAIN_CONTAINER_NAME:
-                return container
+                found: dict[str, Any] = container
+                return found
         return None
 
 

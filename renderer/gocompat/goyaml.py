@@ -27,7 +27,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from renderer.graph.gohash import go_float
+from renderer.gocompat.gojson import go_float
 from renderer.results import RenderError
 
 BEST_INDENT = 2

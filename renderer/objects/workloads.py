@@ -115,7 +115,8 @@ def go_encode(type_name: str, data: dict[str, Any], path: str) -> dict[str, Any]
     encoded, problems = gotypes.normalize(type_name, data, path)
     if problems or not isinstance(encoded, dict):
         raise AssertionError(f"rendered {type_name} is not a valid Go object: {[p.line() for p in problems]}")
-    return drop_nulls(encoded)
+    cleaned: dict[str, Any] = drop_nulls(encoded)
+    return cleaned
 
 
 def drop_nulls(value: Any) -> Any:

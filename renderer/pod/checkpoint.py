@@ -31,7 +31,7 @@ from renderer import consts
 from renderer.admission.api import ComponentCheckpointConfig, DynamoCheckpointIdentity
 from renderer.cluster.state import DAEMON_SET, DYNAMO_CHECKPOINT, PERSISTENT_VOLUME_CLAIM, ClusterState, not_found_message
 from renderer.config import CheckpointConfiguration, CheckpointPVC, CheckpointStorage
-from renderer.graph.gohash import go_json
+from renderer.gocompat.gojson import go_json
 from renderer.gocompat.quantity import parse_quantity
 from renderer.results import RenderError, Result, Severity, go_quote, unsupported
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from renderer.pod.backends.flags import (
+from renderer.admission.flags import (
     container_command_line_has_arg,
     container_has_arg,
     expanded_args,

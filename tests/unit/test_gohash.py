@@ -31,24 +31,22 @@ from typing import Any
 import pytest
 
 from renderer.gocompat import runtimeversion
+from renderer.gocompat.gojson import dcd_spec_go_json, format_go_duration, go_float, go_json, parse_go_duration
 from renderer.graph.gohash import (
     WORKER_HASH_PLACEHOLDER,
-    AlphaCompat,
     WorkerTemplate,
-    alpha_shared_spec_go_json,
-    dcd_kube_annotations,
-    dcd_kube_labels,
-    dcd_spec_go_json,
-    format_go_duration,
-    go_float,
-    go_json,
-    legacy_worker_hash,
-    main_container_image,
-    parse_go_duration,
     resolve_runtime_version_for_hash,
     worker_hash,
     worker_hash_json,
     worker_hash_spec,
+)
+from tests.legacy_hash import (
+    AlphaCompat,
+    alpha_shared_spec_go_json,
+    dcd_kube_annotations,
+    dcd_kube_labels,
+    legacy_worker_hash,
+    main_container_image,
     worker_template_from_dcd,
 )
 from renderer.results import RenderError

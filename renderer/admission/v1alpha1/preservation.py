@@ -34,7 +34,7 @@ from typing import Any
 
 from renderer import consts
 from renderer.admission.v1alpha1 import typed
-from renderer.graph.gohash import go_json
+from renderer.gocompat.gojson import go_json
 from renderer.results import RenderError, unsupported
 
 ANN_DCD_SPEC = consts.ANNOTATION_DCD_SPEC

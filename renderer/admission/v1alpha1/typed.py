@@ -23,7 +23,7 @@ from typing import Any
 
 from renderer.gocompat import dynamo_types, k8s_types
 from renderer.gocompat.quantity import parse_quantity
-from renderer.graph.gohash import GoEncoder, go_json
+from renderer.gocompat.gojson import GoEncoder, go_json
 
 ALPHA = "v1alpha1"
 BETA = "v1beta1"

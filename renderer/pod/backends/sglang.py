@@ -12,7 +12,7 @@ from typing import Any
 
 from renderer import consts
 from renderer.pod.backends.common import ALL_PROBES, BackendContext, drop_probes
-from renderer.pod.backends.flags import inject_flags_into_container_command
+from renderer.admission.flags import inject_flags_into_container_command
 
 SGLANG_DIST_INIT_PORT = "29500"
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from renderer import consts
 from renderer.pod.backends.common import BackendContext, Deployer, drop_probes
-from renderer.pod.backends.flags import is_python_command, shell_quote_for_bash_c
+from renderer.admission.flags import is_python_command, shell_quote_for_bash_c
 from renderer.results import RenderError
 
 SSH_MOUNT_PATH = "/ssh-pk"

@@ -24,7 +24,7 @@ from typing import Any
 from renderer import consts
 from renderer.pod.backends.common import ALL_PROBES, BackendContext, drop_probes
 from renderer.pod.backends.compat import VLLM_MULTIPROCESSING_MIN_ORIGIN, origin_version_at_least
-from renderer.pod.backends.flags import (
+from renderer.admission.flags import (
     ENABLE_ELASTIC_EP_FLAG,
     container_command_line_has_arg,
     container_has_arg,

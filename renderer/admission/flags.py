@@ -1,4 +1,4 @@
-"""Command-line helpers shared by the backends: python detection, shell quoting, flag injection.
+"""Command-line helpers shared by the webhooks and the backends: python detection, shell quoting, flags.
 
 The operator edits the main container's command line as strings, with Go's regexp and
 strings packages. The helpers here keep Go's exact semantics where Python's differ:
