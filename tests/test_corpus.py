@@ -21,11 +21,22 @@ exit 3, one line per problem with a field path, and, when it renders, every rend
 valid against the Kubernetes 1.36 and LeaderWorkerSet schemas. The session summary prints one
 line, ``corpus: N rendered, M refused (reasons...), K skipped``, and the per-file outcomes go
 to ``corpus-summary.txt`` in pytest's base temporary directory.
+
+Expected outcomes: ``tests/data/corpus-expected.tsv`` records each counted file's outcome,
+``rendered`` or ``refused`` with its grouped reasons (``reason``), and each file must keep it.
+When a change moves outcomes on purpose (a feature that renders files that were refused, a
+reworded refusal), regenerate the file and let the reviewer read the diff:
+
+    scripts/update-corpus-expected.sh        # UPDATE_CORPUS=1 pytest tests/test_corpus.py
+
+With ``UPDATE_CORPUS=1`` the run rewrites the file (rows sorted by name) and every file whose
+outcome moved still fails, as ``UPDATE_GOLDEN=1`` does for the golden cases.
 """
 
 from __future__ import annotations
 
 import csv
+import os
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -62,6 +73,37 @@ COUNTED = [row["name"] for row in INDEX if row["role"] in COUNTED_ROLES]
 SKIPPED = [row["name"] for row in INDEX if row["role"] in SKIPPED_ROLES]
 
 OUTCOMES: dict[str, tuple[str, list[str]]] = {}
+EXPECTED_FILE = Path(__file__).parent / "data" / "corpus-expected.tsv"
+UPDATE = os.environ.get("UPDATE_CORPUS") == "1"
+
+
+def _expected() -> dict[str, tuple[str, list[str]]]:
+    if not EXPECTED_FILE.exists():
+        return {}
+    out: dict[str, tuple[str, list[str]]] = {}
+    for line in EXPECTED_FILE.read_text(encoding="utf-8").splitlines()[1:]:
+        name, outcome, reasons = (line.split("\t") + ["", ""])[:3]
+        out[name] = (outcome, reasons.split(" | ") if reasons else [])
+    return out
+
+
+EXPECTED = _expected()
+
+
+def _write_expected(outcomes: dict[str, tuple[str, list[str]]]) -> None:
+    merged = {**_expected(), **outcomes}  # re-read: one row changes at a time
+    rows = ["name\toutcome\treasons"]
+    rows += [f"{name}\t{outcome}\t{' | '.join(reasons)}" for name, (outcome, reasons) in sorted(merged.items()) if name in COUNTED]
+    EXPECTED_FILE.write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
+def test_every_counted_file_has_an_expected_outcome() -> None:
+    if UPDATE:
+        pytest.skip("UPDATE_CORPUS=1 rewrites the expectations")
+    assert sorted(EXPECTED) == sorted(COUNTED), (
+        f"{EXPECTED_FILE.name} is out of date: missing {sorted(set(COUNTED) - set(EXPECTED))[:10]}, "
+        f"extra {sorted(set(EXPECTED) - set(COUNTED))[:10]} (scripts/update-corpus-expected.sh)"
+    )
 
 
 def test_index_covers_every_file() -> None:
@@ -133,6 +175,14 @@ def test_corpus_manifest(name: str) -> None:
         OUTCOMES[name] = ("rendered", [])
     else:
         OUTCOMES[name] = ("refused", list(dict.fromkeys(reason(r.message, r.field) for r in run.errors)))
+    expected = EXPECTED.get(name)
+    if UPDATE and OUTCOMES[name] != expected:
+        _write_expected({name: OUTCOMES[name]})
+        EXPECTED[name] = OUTCOMES[name]
+    assert OUTCOMES[name] == expected, (
+        f"{name}: {OUTCOMES[name][0]} {OUTCOMES[name][1]}, expected {expected}; if the change is intended, "
+        "run scripts/update-corpus-expected.sh and review the diff of tests/data/corpus-expected.tsv"
+    )
 
 
 @pytest.mark.parametrize("name", SKIPPED)
