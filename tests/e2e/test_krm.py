@@ -279,7 +279,7 @@ def test_kpt_fn_eval_bad_function_config_fails(env: dict[str, str], tmp_path: Pa
     output = done.stdout + done.stderr
     assert done.returncode != 0, output
     # kpt's rendering of our result, and our stderr line (which kpt prints Go-quoted).
-    assert '[error] v1/ConfigMap/function-input data.keepSource: unknown key "keepSource" (valid: namespace, keepSources,' in output
+    assert '[error] v1/ConfigMap/function-input data.keepSource: unknown key "keepSource" (valid: namespace, operatorConfigPath, keepSources,' in output
     assert '[error] ConfigMap/function-input data.keepSource: unknown key \\"keepSource\\"' in output
     assert _snapshot(pkg) == before
 

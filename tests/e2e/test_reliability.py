@@ -36,6 +36,7 @@ import pytest
 import yaml
 
 from plugin.frontends import cmp, krm, precommit_hydrate, precommit_validate
+from plugin.options import HookSettings
 from plugin.yamlio.codec import dump_documents, load_documents
 from tests.fuzz.support import contract_problems, render
 
@@ -208,7 +209,7 @@ def _resource_list(items: list[Any]) -> bytes:
 def test_krm_function_never_leaks_secret_data(invalid: bool) -> None:
     items = canary_secrets() + VALID_DCDS + (INVALID_DCDS if invalid else [])
     stdout, stderr = io.StringIO(), io.StringIO()
-    code = krm.run([], stdin=lambda: _resource_list(items), stdout=stdout, stderr=stderr, env={})
+    code = krm.run(None, stdin=lambda: _resource_list(items), stdout=stdout, stderr=stderr, env={})
     _canary_free(stderr.getvalue(), "stderr")
     out = yaml.safe_load(stdout.getvalue())
     _canary_free(json.dumps(out.get("results") or []), "results")
@@ -236,7 +237,7 @@ def test_krm_function_with_broken_secret_text_never_leaks() -> None:
             "- " + text.replace("\n", "\n  ").rstrip(), ""
         )
         stdout, stderr = io.StringIO(), io.StringIO()
-        code = krm.run([], stdin=lambda: body.encode(), stdout=stdout, stderr=stderr, env={})
+        code = krm.run(None, stdin=lambda: body.encode(), stdout=stdout, stderr=stderr, env={})
         _canary_free(stderr.getvalue(), f"stderr ({name})")
         if code != 0:
             # the input is echoed unchanged when it cannot be read; results must not quote it
@@ -272,7 +273,7 @@ def test_precommit_validate_never_leaks_secret_data(tmp_path: Path, case: str, m
     monkeypatch.chdir(tmp_path)
     stdout = io.StringIO()
     files = sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / "src").iterdir())
-    precommit_validate.run([*files, "-v"], stdout)
+    precommit_validate.run(files, HookSettings(verbose=True), stdout)
     _canary_free(stdout.getvalue(), "pre-commit output")
 
 
@@ -282,7 +283,7 @@ def test_precommit_hydrate_check_never_prints_secret_data(tmp_path: Path, monkey
     (tmp_path / "out").mkdir()
     monkeypatch.chdir(tmp_path)
     stdout = io.StringIO()
-    code = precommit_hydrate.run(["src", "out"], stdout)
+    code = precommit_hydrate.run("src", "out", False, False, False, HookSettings(), stdout)
     assert code == 1  # nothing committed yet: everything differs
     _canary_free(stdout.getvalue(), "hydrate-check diff")
 
@@ -329,7 +330,7 @@ def test_cmp_prints_nothing_when_the_500th_of_1000_dcds_is_bad(tmp_path: Path) -
 def test_krm_returns_every_item_unchanged_when_the_500th_of_1000_dcds_is_bad() -> None:
     items = _thousand_with_a_bad_500th()
     stdout, stderr = io.StringIO(), io.StringIO()
-    code = krm.run([], stdin=lambda: _resource_list(items), stdout=stdout, stderr=stderr, env={})
+    code = krm.run(None, stdin=lambda: _resource_list(items), stdout=stdout, stderr=stderr, env={})
     assert code == 1
     out = yaml.safe_load(stdout.getvalue())
     assert out["kind"] == "ResourceList"
@@ -581,8 +582,8 @@ def test_every_front_end_in_process_makes_no_connection(tmp_path: Path, no_netwo
     run = render([app / "bundle.yaml"])
     assert run.code == 0, run.stderr
     stdout, stderr = io.StringIO(), io.StringIO()
-    assert krm.run([], stdin=lambda: _resource_list(VALID_DCDS), stdout=stdout, stderr=stderr, env={}) == 0, stderr.getvalue()
+    assert krm.run(None, stdin=lambda: _resource_list(VALID_DCDS), stdout=stdout, stderr=stderr, env={}) == 0, stderr.getvalue()
     stdout, stderr = io.StringIO(), io.StringIO()
     assert cmp.generate(str(app), _cmp_env(app), stdout, stderr) == 0, stderr.getvalue()
-    assert precommit_validate.run([str(app / "bundle.yaml")], io.StringIO()) == 0
+    assert precommit_validate.run([str(app / "bundle.yaml")], HookSettings(), io.StringIO()) == 0
     assert no_network == []
