@@ -771,8 +771,8 @@ def parameters(cwd: str, env: Mapping[str, str], stdout: TextIO) -> int:
             effective[param.name] = f"{configured} (from the config file)" if configured else "the destination namespace"
         elif param.name == "strict" and plan is not None and plan.strict:
             effective[param.name] = "true (from the config file)"
-        elif param.default:
-            effective[param.name] = f"{param.default} (default)"
+        elif param.option.default:
+            effective[param.name] = f"{param.option.default} (default)"
     if plan is not None:
         source = plan.settings.config.operator_config_source
         effective["operator configuration"] = "as given" if source == "given" else "the operator Helm chart defaults"
@@ -794,14 +794,14 @@ def parameters(cwd: str, env: Mapping[str, str], stdout: TextIO) -> int:
             "map": effective,
         },
     ]
-    problems = [r.line() for r in results if r.severity is not Severity.INFO]
-    if problems:
+    problem_lines = [r.line() for r in results if r.severity is not Severity.INFO]
+    if problem_lines:
         out.append({
             "name": INFO_PROBLEMS,
-            "title": f"Problems: {len(problems)} (read-only)",
+            "title": f"Problems: {len(problem_lines)} (read-only)",
             "tooltip": "What generate would report for this folder's settings and files (rendering not included)",
             "collectionType": "array",
-            "array": problems[:MAX_REPORT_LINES],
+            "array": problem_lines[:MAX_REPORT_LINES],
         })
     stdout.write(json.dumps(out, indent=None, separators=(",", ":")) + "\n")
     stdout.flush()
