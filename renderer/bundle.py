@@ -4,13 +4,14 @@
 and, as DESIGN.md's data flow says:
 
 1. splits Dynamo objects (DCDs, DGDs) from everything else, which passes through in order;
-2. admits each Dynamo object (CRD schema, CEL, webhooks) and renders it on its own: a DGD
-   through the graph program (``renderer.graph.program``), a DCD through the component
-   renderer (``renderer.objects.component``) plus its standalone companions;
-3. refuses what the API server would refuse (``renderer.admission.apiserver``);
-4. merges the sources' objects by identity (``_admit``: the one place where two sources'
+2. admits each Dynamo object (CRD schema, CEL, webhooks) and renders it on its own
+   (``render_source``, the per-source API): a DGD through the graph program
+   (``renderer.graph.program``), a DCD through the component renderer
+   (``renderer.objects.component``) plus its standalone companions; what the API server would
+   refuse (``renderer.admission.apiserver``) is an error, never output;
+3. merges the sources' objects by identity (``_admit``: the one place where two sources'
    objects meet; the clash check belongs there);
-5. checks that every object a rendered pod references is there (``renderer.objects.integrity``).
+4. checks that every object a rendered pod references is there (``renderer.objects.integrity``).
 
 One source failing never hides another; every problem comes back as a Result.
 """
@@ -94,6 +95,83 @@ def dgdr_note(obj: dict[str, Any]) -> Result:
     )
 
 
+@dataclass
+class SourceRender:
+    """What one Dynamo source renders on its own.
+
+    ``objects`` is None when it failed (its results say why); ``needs`` names the source and
+    the objects its pods reference, for the reference check once the bundle is complete.
+    """
+
+    objects: list[dict[str, Any]] | None
+    results: list[Result] = field(default_factory=list)
+    needs: tuple[ResourceRef, list[Need]] | None = None
+
+
+def render_source(item: Item, config: RenderConfig, default_namespace: str, cluster: ClusterState) -> SourceRender | None:
+    """One DCD or DGD, admitted and rendered on its own; None for any other object (pass-through).
+
+    A DGD renders through the graph program, a DCD through the component renderer plus the
+    companions the graph controller would create for it. Objects the API server would refuse
+    are errors, never output.
+    """
+    obj = item.obj
+    out = SourceRender(objects=None)
+
+    def add(found: Iterable[Result]) -> None:
+        out.results.extend(r.with_source(item.file, item.index) for r in found)
+
+    if is_dgd(obj):
+        from renderer.graph.dgd import parse_dgd
+        from renderer.graph.program import render_graph
+
+        dgd, parse_results = parse_dgd(obj, default_namespace, config)
+        add(parse_results)
+        if dgd is None:
+            return out
+        graph_notes: list[Result] = []
+        try:
+            objects = render_graph(dgd, config, cluster, graph_notes)
+        except RenderError as err:
+            add([err.to_result(dgd.ref)])
+            return out
+        add(n.with_resource(dgd.ref) for n in graph_notes)
+        refused = apiserver.refusals(objects)
+        if refused:
+            add(refused)
+            return out
+        out.needs = (dgd.ref, needed_references(dgd.ref, objects))
+        out.objects = objects
+        return out
+    if not is_dcd(obj):
+        return None
+    dcd, parse_results = parse_dcd(obj, default_namespace, config.checkpoint_enabled)
+    add(parse_results)
+    if dcd is None:
+        return out
+    notes: list[Result] = []
+    try:
+        objects = render_component(dcd, config, cluster, notes)
+    except RenderError as err:
+        add([err.to_result(dcd.ref)])
+        return out
+    add(n.with_resource(dcd.ref) for n in notes)
+    out.needs = (dcd.ref, needed_references(dcd.ref, objects))
+    # Companions the graph controller would create: before the workload, as it creates them.
+    if config.companions:
+        try:
+            objects = render_standalone_companions(dcd, config, cluster) + objects
+        except RenderError as err:
+            add([err.to_result(dcd.ref)])
+            return out
+    refused = apiserver.refusals(objects)
+    if refused:
+        add(refused)
+        return out
+    out.objects = objects
+    return out
+
+
 def render_bundle(
     items: Iterable[Item],
     config: RenderConfig,
@@ -146,63 +224,20 @@ def stream_bundle(
     passthrough: list[dict[str, Any]] = []
     for item in items:
         obj = item.obj
-        if is_dgd(obj):
-            from renderer.graph.dgd import parse_dgd
-            from renderer.graph.program import render_graph
-
-            dgd, parse_results = parse_dgd(obj, default_namespace, config)
-            results.extend(r.with_source(item.file, item.index) for r in parse_results)
-            if dgd is None:
-                continue
-            graph_notes: list[Result] = []
-            try:
-                objects = render_graph(dgd, config, cluster, graph_notes)
-            except RenderError as err:
-                results.append(err.to_result(dgd.ref).with_source(item.file, item.index))
-                continue
-            results.extend(n.with_resource(dgd.ref).with_source(item.file, item.index) for n in graph_notes)
-            # Objects the API server would refuse are errors, never output.
-            refused = apiserver.refusals(objects)
-            if refused:
-                results.extend(r.with_source(item.file, item.index) for r in refused)
-                continue
-            owners.append((dgd.ref, item, needed_references(dgd.ref, objects)))
-            yield from _admit(objects, seen, emitted, default_namespace)
-            if keep_sources:
-                passthrough.append(obj)
-            continue
         if is_dgdr(obj):
             passthrough.append(obj)
             results.append(dgdr_note(obj).with_source(item.file, item.index))
             continue
-        if not is_dcd(obj):
+        source = render_source(item, config, default_namespace, cluster)
+        if source is None:
             passthrough.append(obj)
             continue
-        dcd, parse_results = parse_dcd(obj, default_namespace, config.checkpoint_enabled)
-        results.extend(r.with_source(item.file, item.index) for r in parse_results)
-        if dcd is None:
+        results.extend(source.results)
+        if source.needs is not None:
+            owners.append((source.needs[0], item, source.needs[1]))
+        if source.objects is None:
             continue
-        notes: list[Result] = []
-        try:
-            objects = render_component(dcd, config, cluster, notes)
-        except RenderError as err:
-            results.append(err.to_result(dcd.ref).with_source(item.file, item.index))
-            continue
-        results.extend(n.with_resource(dcd.ref).with_source(item.file, item.index) for n in notes)
-        owners.append((dcd.ref, item, needed_references(dcd.ref, objects)))
-        # Companions the graph controller would create: before the workload, as it creates them.
-        if config.companions:
-            try:
-                objects = render_standalone_companions(dcd, config, cluster) + objects
-            except RenderError as err:
-                results.append(err.to_result(dcd.ref).with_source(item.file, item.index))
-                continue
-        # Objects the API server would refuse are errors, never output.
-        refused = apiserver.refusals(objects)
-        if refused:
-            results.extend(r.with_source(item.file, item.index) for r in refused)
-            continue
-        yield from _admit(objects, seen, emitted, default_namespace)
+        yield from _admit(source.objects, seen, emitted, default_namespace)
         if keep_sources:
             passthrough.append(obj)
     if config.operator_config_source == "helm-defaults" and seen:

@@ -58,18 +58,31 @@ def go_float(value: float) -> str:
     """
     if not math.isfinite(value):
         raise ValueError(f"json: unsupported value: {value!r}")
+    # Go trims the exponent's leading zero when it is negative (e-07 becomes e-7).
+    return format_shortest(value, exponent_below=-6, exponent_from=21, pad_negative_exponent=False)
+
+
+def format_shortest(value: float, exponent_below: int, exponent_from: int, pad_negative_exponent: bool) -> str:
+    """A finite float64 with the shortest digits that read back as it, as strconv writes it.
+
+    The exponent form (``1e+21``, ``1e-07``) is used when the decimal exponent is below
+    ``exponent_below`` or at least ``exponent_from``; its exponent has at least two digits
+    (a negative one only with ``pad_negative_exponent``). The one digit formatter of the Go
+    encoders here: encoding/json and ``strconv.FormatFloat(v, 'g', -1, 64)``.
+    Mirrors: strconv ftoa.go formatDigits (shortest; %e and %f).
+    """
     if value == 0:
         return "-0" if math.copysign(1.0, value) < 0 else "0"
     sign, digit_tuple, exponent = Decimal(repr(value)).as_tuple()
-    digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
     assert isinstance(exponent, int)
-    # value = 0.<digits> * 10**point
-    point = len("".join(map(str, digit_tuple))) + exponent
+    digits = "".join(map(str, digit_tuple))
+    point = len(digits) + exponent  # value = 0.<digits> * 10**point
+    digits = digits.rstrip("0") or "0"
     prefix = "-" if sign else ""
-    if abs(value) < 1e-6 or abs(value) >= 1e21:
+    exp = point - 1
+    if exp < exponent_below or exp >= exponent_from:
         mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        exp = point - 1
-        exp_text = f"{abs(exp):02d}" if exp >= 0 else str(abs(exp))  # Go trims e-07 to e-7
+        exp_text = f"{abs(exp):02d}" if exp >= 0 or pad_negative_exponent else str(abs(exp))
         return f"{prefix}{mantissa}e{'+' if exp >= 0 else '-'}{exp_text}"
     if point <= 0:
         return f"{prefix}0.{'0' * -point}{digits}"

@@ -24,10 +24,9 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal
 from typing import Any
 
-from renderer.gocompat.gojson import go_float
+from renderer.gocompat.gojson import format_shortest, go_float
 from renderer.results import RenderError
 
 BEST_INDENT = 2
@@ -99,23 +98,7 @@ def format_float_g(value: float) -> str:
         return ".nan"
     if math.isinf(value):
         return ".inf" if value > 0 else "-.inf"
-    if value == 0:
-        return "-0" if math.copysign(1.0, value) < 0 else "0"
-    sign, digit_tuple, exponent = Decimal(repr(value)).as_tuple()
-    assert isinstance(exponent, int)
-    digits = "".join(map(str, digit_tuple))
-    point = len(digits) + exponent  # value = 0.<digits> * 10**point
-    digits = digits.rstrip("0") or "0"
-    prefix = "-" if sign else ""
-    exp = point - 1
-    if exp < -4 or exp >= 6:
-        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        return f"{prefix}{mantissa}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
-    if point <= 0:
-        return f"{prefix}0.{'0' * -point}{digits}"
-    if point >= len(digits):
-        return prefix + digits + "0" * (point - len(digits))
-    return f"{prefix}{digits[:point]}.{digits[point:]}"
+    return format_shortest(value, exponent_below=-4, exponent_from=6, pad_negative_exponent=True)
 
 
 def _resolves_to_string(text: str) -> bool:

@@ -1,7 +1,7 @@
 """Typed Go values for the conversion: decode, compare, marshal, as the webhook's Go code does.
 
 The conversion works on Go structs. Here a Go value is the dict that
-``renderer.graph.gohash.GoEncoder`` makes of it (struct fields in Go order, omitempty zero
+``renderer.gocompat.gojson.GoEncoder`` makes of it (struct fields in Go order, omitempty zero
 values absent, non-nil pointers present, quantities canonical): decoding the user's YAML
 through the generated struct tables gives exactly what ``json.Unmarshal`` then
 ``json.Marshal`` would, and a dict built by the conversion re-encodes to the same bytes.
