@@ -198,9 +198,9 @@ def validate(filenames: tuple[str, ...], operator_config_path: str | None, confi
              lws: bool | None, cluster_state: str | None, verbose: bool) -> None:
     """Check Dynamo manifests against every offline admission rule and render them (pre-commit hook)."""
     from plugin.frontends.precommit_validate import run
-    from plugin.options import HookSettings
+    from plugin.options import CommonOptions
 
-    hook = HookSettings(operator_config_path, config, namespace, lws, cluster_state, verbose)
+    hook = CommonOptions(operator_config_path, config, namespace, lws, cluster_state, verbose)
     _exit(lambda: run(filenames, hook, sys.stdout))
 
 
@@ -222,9 +222,9 @@ def hydrate_check(source: str, output: str, fix: bool, tracked_only: bool, keep_
                   cluster_state: str | None, verbose: bool) -> None:
     """Fail when committed rendered output (OUTPUT) differs from a fresh render of SOURCE (pre-commit hook)."""
     from plugin.frontends.precommit_hydrate import run
-    from plugin.options import HookSettings
+    from plugin.options import CommonOptions
 
-    hook = HookSettings(operator_config_path, config, namespace, lws, cluster_state, verbose)
+    hook = CommonOptions(operator_config_path, config, namespace, lws, cluster_state, verbose)
     _exit(lambda: run(source, output, fix, tracked_only, keep_sources, hook, sys.stdout))
 
 

@@ -219,8 +219,8 @@ def settings_overrides(values: dict[str, Any]) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class HookSettings:
-    """The rendering options every hook shares with ``dynamo-render render`` (parsed by ``plugin.cli``)."""
+class CommonOptions:
+    """The settings options every command shares (render, diff, validate, hydrate-check), as ``plugin.cli`` parses them."""
 
     operator_config: str | None = None
     config: str | None = None

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from plugin.files import read_text
-from plugin.options import HookSettings, settings_overrides
+from plugin.options import CommonOptions, settings_overrides
 from plugin.state_sources import load_state_file
 from plugin.yamlio.codec import load_documents
 from renderer import consts
@@ -154,15 +154,25 @@ def resolve_settings(
     return Settings(config=config, settings=settings, namespace=ns, cluster_layers=tuple(layers)), results
 
 
-def settings_from_args(args: HookSettings, keep_sources: bool = False) -> tuple[Settings | None, list[Result]]:
-    """Settings from the shared options, exactly as the render command builds them."""
+def settings_from_args(
+    args: CommonOptions,
+    keep_sources: bool = False,
+    more: dict[str, Any] | None = None,
+    extra_layers: Sequence[StateLayer] = (),
+) -> tuple[Settings | None, list[Result]]:
+    """Settings from the command-line options every command shares, built one way for all.
+
+    ``more`` holds further option-table values by name (``emit``, ``companions``); None is
+    "not given". ``extra_layers`` are as for ``resolve_settings``.
+    """
     return resolve_settings(
         operator_config_path=args.operator_config,
         config_path=args.config,
         namespace=args.namespace,
-        overrides=settings_overrides({"keep-sources": keep_sources or None, "lws": args.lws}),
+        overrides=settings_overrides({"keep-sources": keep_sources or None, "lws": args.lws, **(more or {})}),
         cluster_state_path=args.cluster_state,
+        extra_layers=extra_layers,
     )
 
 
-__all__ = ["RENDER_CONFIG_KIND", "HookSettings", "Settings", "load_operator_config", "resolve_settings", "settings_from_args"]
+__all__ = ["RENDER_CONFIG_KIND", "CommonOptions", "Settings", "load_operator_config", "resolve_settings", "settings_from_args"]

@@ -24,8 +24,8 @@ from typing import Any, TextIO
 
 from plugin.files import load_sources, read_sources
 from plugin.impact import WORKLOAD_KINDS, ADDED, CHANGED, REMOVED, REPLACED, ROLLED, SCALED, Change, Impact, compare
-from plugin.options import settings_overrides
-from plugin.settings import Settings, resolve_settings
+from plugin.options import CommonOptions
+from plugin.settings import Settings, settings_from_args
 from renderer.bundle import Item, render_bundle
 from renderer.results import Result, Severity
 
@@ -57,14 +57,7 @@ def run(
     cluster_state: str | None = None,
 ) -> int:
     """Render both sides, compare them, print the report; returns the exit code."""
-    overrides = settings_overrides({"lws": lws})
-    settings, problems = resolve_settings(
-        operator_config_path=operator_config,
-        config_path=config,
-        namespace=namespace,
-        overrides=overrides,
-        cluster_state_path=cluster_state,
-    )
+    settings, problems = settings_from_args(CommonOptions(operator_config, config, namespace, lws, cluster_state))
     if settings is None or any(r.is_error for r in problems):
         _report(problems, stderr)
         return 1

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from plugin.files import Source, manifest_files, read_sources
-from plugin.options import HookSettings
+from plugin.options import CommonOptions
 from plugin.settings import Settings, settings_from_args
 from plugin.yamlio.lines import report
 from plugin.yamlio.codec import dump_documents, load_documents
@@ -293,7 +293,7 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def run(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: bool, args: HookSettings, stdout: TextIO) -> int:
+def run(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: bool, args: CommonOptions, stdout: TextIO) -> int:
     """Compare OUTPUT with a fresh render of SOURCE (``fix``: rewrite it); 0 when they match, else 1."""
     if not os.path.isdir(source):
         stdout.write(f"[error]: source folder {source} does not exist or is not a folder\n")
@@ -340,7 +340,7 @@ def run(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: b
     return 1
 
 
-def _rerun_arguments(source: str, output: str, tracked_only: bool, keep_sources: bool, args: HookSettings) -> list[str]:
+def _rerun_arguments(source: str, output: str, tracked_only: bool, keep_sources: bool, args: CommonOptions) -> list[str]:
     """The arguments of this run, for the ``--fix`` hint."""
     flags: list[str] = ["--tracked-only"] if tracked_only else []
     flags += ["--keep-sources"] if keep_sources else []

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from plugin.files import Source, read_sources
 from plugin.yamlio.codec import load_documents
-from plugin.options import HookSettings
+from plugin.options import CommonOptions
 from plugin.yamlio.lines import report
 from renderer import consts
 from renderer.results import Code, Result, Severity
@@ -73,7 +73,7 @@ def validate_source(source: Source, settings: Settings) -> list[Result]:
     return results
 
 
-def run(filenames: Sequence[str], args: HookSettings, stdout: TextIO) -> int:
+def run(filenames: Sequence[str], args: CommonOptions, stdout: TextIO) -> int:
     """Check every file; 0 when every file is valid, 1 when any problem is an error."""
     sources, results = read_sources(filenames)
     # The renderer (and the settings it needs) load only when some file names a Dynamo kind:

@@ -13,8 +13,8 @@ from contextlib import contextmanager
 from typing import IO, TextIO
 
 from plugin.files import load_sources, read_sources
-from plugin.options import settings_overrides
-from plugin.settings import resolve_settings
+from plugin.options import CommonOptions
+from plugin.settings import settings_from_args
 from plugin.state_sources import LIVE_SOURCE, LiveCluster, namespaces_of
 from plugin.yamlio.fast import Emitter
 from plugin.yamlio.codec import json_line
@@ -50,7 +50,6 @@ def run(
     emit: str | None = None,
 ) -> int:
     """Render ``paths`` and write the stream; returns the exit code."""
-    overrides = settings_overrides({"keep-sources": keep_sources or None, "lws": lws, "emit": emit, "companions": companions})
     # The live lookup (opt-in): API discovery first, as the gates depend on it.
     results: list[Result] = []
     cluster: LiveCluster | None = None
@@ -62,14 +61,8 @@ def run(
             served, problems = cluster.discover()
             results.extend(problems)
             discovered.append(StateLayer(LIVE_SOURCE, api_versions=served))
-    settings, problems = resolve_settings(
-        operator_config_path=operator_config,
-        config_path=config,
-        namespace=namespace,
-        overrides=overrides,
-        cluster_state_path=cluster_state,
-        extra_layers=discovered,
-    )
+    common = CommonOptions(operator_config, config, namespace, lws, cluster_state, verbose)
+    settings, problems = settings_from_args(common, keep_sources, {"emit": emit, "companions": companions}, discovered)
     results.extend(problems)
     sources, problems = read_sources(paths)
     results.extend(problems)

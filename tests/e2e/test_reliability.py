@@ -36,7 +36,7 @@ import pytest
 import yaml
 
 from plugin.frontends import cmp, krm, precommit_hydrate, precommit_validate
-from plugin.options import HookSettings
+from plugin.options import CommonOptions
 from plugin.yamlio.codec import dump_documents, load_documents
 from tests.fuzz.support import contract_problems, render
 
@@ -273,7 +273,7 @@ def test_precommit_validate_never_leaks_secret_data(tmp_path: Path, case: str, m
     monkeypatch.chdir(tmp_path)
     stdout = io.StringIO()
     files = sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / "src").iterdir())
-    precommit_validate.run(files, HookSettings(verbose=True), stdout)
+    precommit_validate.run(files, CommonOptions(verbose=True), stdout)
     _canary_free(stdout.getvalue(), "pre-commit output")
 
 
@@ -283,7 +283,7 @@ def test_precommit_hydrate_check_never_prints_secret_data(tmp_path: Path, monkey
     (tmp_path / "out").mkdir()
     monkeypatch.chdir(tmp_path)
     stdout = io.StringIO()
-    code = precommit_hydrate.run("src", "out", False, False, False, HookSettings(), stdout)
+    code = precommit_hydrate.run("src", "out", False, False, False, CommonOptions(), stdout)
     assert code == 1  # nothing committed yet: everything differs
     _canary_free(stdout.getvalue(), "hydrate-check diff")
 
@@ -585,5 +585,5 @@ def test_every_front_end_in_process_makes_no_connection(tmp_path: Path, no_netwo
     assert krm.run(None, stdin=lambda: _resource_list(VALID_DCDS), stdout=stdout, stderr=stderr, env={}) == 0, stderr.getvalue()
     stdout, stderr = io.StringIO(), io.StringIO()
     assert cmp.generate(str(app), _cmp_env(app), stdout, stderr) == 0, stderr.getvalue()
-    assert precommit_validate.run([str(app / "bundle.yaml")], HookSettings(), io.StringIO()) == 0
+    assert precommit_validate.run([str(app / "bundle.yaml")], CommonOptions(), io.StringIO()) == 0
     assert no_network == []

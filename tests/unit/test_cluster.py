@@ -445,12 +445,12 @@ def test_cmp_refuses_a_cluster_state_path_outside_the_repository(tmp_path: Path)
 
 def test_validate_hook_takes_a_cluster_state(tmp_path: Path) -> None:
     from plugin.frontends import precommit_validate
-    from plugin.options import HookSettings
+    from plugin.options import CommonOptions
 
     (tmp_path / "dcd.yaml").write_text(DCD_TEXT)
     (tmp_path / "state.yaml").write_text(LEGACY_DEPLOYMENT)
     out = io.StringIO()
-    hook = HookSettings(cluster_state=str(tmp_path / "state.yaml"), verbose=True)
+    hook = CommonOptions(cluster_state=str(tmp_path / "state.yaml"), verbose=True)
     code = precommit_validate.run([str(tmp_path / "dcd.yaml")], hook, out)
     assert code == 0
     assert "existing Deployment/decode selects the pre-v1beta1 worker labels" in out.getvalue()
