@@ -121,6 +121,15 @@ def render_source(item: Item, config: RenderConfig, default_namespace: str, clus
     def add(found: Iterable[Result]) -> None:
         out.results.extend(r.with_source(item.file, item.index) for r in found)
 
+    def accept(objects: list[dict[str, Any]]) -> SourceRender:
+        # Objects the API server would refuse are errors, never output.
+        refused = apiserver.refusals(objects)
+        if refused:
+            add(refused)
+        else:
+            out.objects = objects
+        return out
+
     if is_dgd(obj):
         from renderer.graph.dgd import parse_dgd
         from renderer.graph.program import render_graph
@@ -136,12 +145,8 @@ def render_source(item: Item, config: RenderConfig, default_namespace: str, clus
             add([err.to_result(dgd.ref)])
             return out
         add(n.with_resource(dgd.ref) for n in graph_notes)
-        refused = apiserver.refusals(objects)
-        if refused:
-            add(refused)
-            return out
-        out.needs = (dgd.ref, needed_references(dgd.ref, objects))
-        out.objects = objects
+        if accept(objects).objects is not None:
+            out.needs = (dgd.ref, needed_references(dgd.ref, objects))
         return out
     if not is_dcd(obj):
         return None
@@ -152,24 +157,15 @@ def render_source(item: Item, config: RenderConfig, default_namespace: str, clus
     notes: list[Result] = []
     try:
         objects = render_component(dcd, config, cluster, notes)
+        add(n.with_resource(dcd.ref) for n in notes)
+        out.needs = (dcd.ref, needed_references(dcd.ref, objects))
+        # Companions the graph controller would create: before the workload, as it creates them.
+        if config.companions:
+            objects = render_standalone_companions(dcd, config, cluster) + objects
     except RenderError as err:
         add([err.to_result(dcd.ref)])
         return out
-    add(n.with_resource(dcd.ref) for n in notes)
-    out.needs = (dcd.ref, needed_references(dcd.ref, objects))
-    # Companions the graph controller would create: before the workload, as it creates them.
-    if config.companions:
-        try:
-            objects = render_standalone_companions(dcd, config, cluster) + objects
-        except RenderError as err:
-            add([err.to_result(dcd.ref)])
-            return out
-    refused = apiserver.refusals(objects)
-    if refused:
-        add(refused)
-        return out
-    out.objects = objects
-    return out
+    return accept(objects)
 
 
 def render_bundle(

@@ -490,8 +490,8 @@ def _relabel(result: Result, tree: Tree, inline_source: tuple[str, str]) -> Resu
 # generate
 
 
-def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -> int:
-    """Render the app folder ``cwd``; objects on stdout, or nothing and a report on stderr."""
+def _plan_for(cwd: str, env: Mapping[str, str]) -> tuple[Tree, dict[str, Value], Plan | None, list[Result]]:
+    """The repository tree around ``cwd``, the options from the environment and the plan they give."""
     app = os.path.realpath(cwd)
     tree = Tree(resolve_repo_root(app, env), app)
     options, results = resolve_options(env)
@@ -499,6 +499,12 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
     if not any(r.is_error for r in results):
         plan, problems = build_plan(tree, options, env)
         results.extend(problems)
+    return tree, options, plan, results
+
+
+def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -> int:
+    """Render the app folder ``cwd``; objects on stdout, or nothing and a report on stderr."""
+    tree, options, plan, results = _plan_for(cwd, env)
     if plan is None or any(r.is_error for r in results):
         return _fail(results, env, stderr)
 
@@ -528,7 +534,7 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
     results.extend(rendered.results)
     if not rendered.objects and not plan.allow_empty and not any(r.is_error for r in results):
         results.append(Result(
-            f"no objects to deploy in {tree.display(app)} ({described}); an empty result "
+            f"no objects to deploy in {tree.display(tree.app)} ({described}); an empty result "
             "makes Argo CD prune the whole Application, so it is refused unless the allow-empty parameter is true"
         ))
     if plan.strict:
@@ -746,13 +752,7 @@ def parameters(cwd: str, env: Mapping[str, str], stdout: TextIO) -> int:
     Mirrors the consumer side of: argo-cd reposerver/repository/repository.go
     getPluginParamsAnnouncements (JSON list, dynamic before static).
     """
-    app = os.path.realpath(cwd)
-    tree = Tree(resolve_repo_root(app, env), app)
-    options, results = resolve_options(env)
-    plan: Plan | None = None
-    if not any(r.is_error for r in results):
-        plan, problems = build_plan(tree, options, env)
-        results.extend(problems)
+    tree, options, plan, results = _plan_for(cwd, env)
     found: list[str] = []
     if plan is not None:
         documents, problems, _ = collect_documents(tree, plan, env)

@@ -98,13 +98,12 @@ def frontend_container(ctx: ComponentContext) -> dict[str, Any]:
     return container
 
 
-def worker_container(ctx: ComponentContext) -> dict[str, Any]:
-    """Mirrors: internal/dynamo/component_worker.go WorkerDefaults.GetBaseContainer."""
-    container = common_container(ctx)
-    container["ports"] = [
-        _port(consts.DYNAMO_SYSTEM_PORT_NAME, consts.DYNAMO_SYSTEM_PORT),
-        _port(consts.DYNAMO_NIXL_PORT_NAME, consts.DYNAMO_NIXL_PORT),
-    ]
+def _set_system_port_probes(container: dict[str, Any]) -> None:
+    """The liveness, readiness and startup probes on the system port that workers and the planner share.
+
+    Mirrors: internal/dynamo/component_worker.go and component_planner.go GetBaseContainer (the
+    same three probes in both).
+    """
     container["livenessProbe"] = _http_probe(
         "/live", consts.DYNAMO_SYSTEM_PORT_NAME, periodSeconds=5, timeoutSeconds=4, failureThreshold=1
     )
@@ -114,6 +113,16 @@ def worker_container(ctx: ComponentContext) -> dict[str, Any]:
     container["startupProbe"] = _http_probe(
         "/live", consts.DYNAMO_SYSTEM_PORT_NAME, periodSeconds=10, timeoutSeconds=5, failureThreshold=720
     )
+
+
+def worker_container(ctx: ComponentContext) -> dict[str, Any]:
+    """Mirrors: internal/dynamo/component_worker.go WorkerDefaults.GetBaseContainer."""
+    container = common_container(ctx)
+    container["ports"] = [
+        _port(consts.DYNAMO_SYSTEM_PORT_NAME, consts.DYNAMO_SYSTEM_PORT),
+        _port(consts.DYNAMO_NIXL_PORT_NAME, consts.DYNAMO_NIXL_PORT),
+    ]
+    _set_system_port_probes(container)
     container["env"] += [
         _env("DYN_SYSTEM_ENABLED", "true"),
         _env("DYN_SYSTEM_USE_ENDPOINT_HEALTH_STATUS", '["generate"]'),
@@ -136,15 +145,7 @@ def planner_container(ctx: ComponentContext) -> dict[str, Any]:
         _port(consts.DYNAMO_METRICS_PORT_NAME, consts.DYNAMO_PLANNER_METRICS_PORT),
         _port(consts.DYNAMO_SYSTEM_PORT_NAME, consts.DYNAMO_SYSTEM_PORT),
     ]
-    container["livenessProbe"] = _http_probe(
-        "/live", consts.DYNAMO_SYSTEM_PORT_NAME, periodSeconds=5, timeoutSeconds=4, failureThreshold=1
-    )
-    container["readinessProbe"] = _http_probe(
-        "/health", consts.DYNAMO_SYSTEM_PORT_NAME, periodSeconds=10, timeoutSeconds=4, failureThreshold=3
-    )
-    container["startupProbe"] = _http_probe(
-        "/live", consts.DYNAMO_SYSTEM_PORT_NAME, periodSeconds=10, timeoutSeconds=5, failureThreshold=720
-    )
+    _set_system_port_probes(container)
     container["env"] += [
         _env("PLANNER_PROMETHEUS_PORT", str(consts.DYNAMO_PLANNER_METRICS_PORT)),
         _env("DYN_SYSTEM_PORT", str(consts.DYNAMO_SYSTEM_PORT)),
