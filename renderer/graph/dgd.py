@@ -45,7 +45,7 @@ from renderer.config import RenderConfig
 from renderer.gocompat.gojson import dcd_spec_go_json
 from renderer.graph.dyn_deployment_config import ENV_NAME as DYN_DEPLOYMENT_CONFIG_ENV
 from renderer.graph.dyn_deployment_config import apply_dyn_deployment_config
-from renderer.pod.merge import merge_envs
+from renderer.gocompat.merge import merge_envs
 from renderer.pod.naming import compute_dynamo_namespace
 from renderer.pod.podspec import determine_backend_framework
 from renderer.results import (

@@ -582,7 +582,7 @@ def _ensure_intra_pod_gms(pod_spec: dict[str, Any], target_indexes: list[int], e
     Mirrors: internal/checkpoint/podspec.go EnsureIntraPodGPUMemoryService
     """
     from renderer.pod import gms
-    from renderer.pod.merge import copy_json
+    from renderer.gocompat.merge import copy_json
 
     out: dict[str, Any] = copy_json(pod_spec)
     if not target_indexes:

@@ -33,7 +33,7 @@ from renderer.pod.labels import (
     kube_discovery_mode,
     parent_name,
 )
-from renderer.pod.merge import copy_json, merge_envs, merge_main_container, merge_override, merge_probe
+from renderer.gocompat.merge import copy_json, merge_envs, merge_main_container, merge_override, merge_probe
 from renderer.pod.naming import compute_dynamo_namespace, k8s_discovery_service_account_name
 from renderer.admission.objectmeta import dns1123_label_problem, show
 from renderer.gocompat.quantity import unmarshal_quantity

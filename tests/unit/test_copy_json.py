@@ -1,4 +1,4 @@
-"""``renderer.pod.merge.copy_json``: an independent deep copy of a JSON-shaped tree."""
+"""``renderer.gocompat.merge.copy_json``: an independent deep copy of a JSON-shaped tree."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from renderer.pod.merge import copy_json
+from renderer.gocompat.merge import copy_json
 
 json_trees = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=5)),

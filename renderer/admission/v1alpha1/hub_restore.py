@@ -19,7 +19,7 @@ from typing import Any
 
 from renderer.admission.v1alpha1 import podtemplate_to as pt
 from renderer.admission.v1alpha1 import typed
-from renderer.pod.merge import copy_json, merge_override
+from renderer.gocompat.merge import copy_json, merge_override
 
 _POD_TEMPLATE = typed.k8s_shape("PodTemplateSpec")
 _ENV_FROM = ("slice", ("k8s", "EnvFromSource"))

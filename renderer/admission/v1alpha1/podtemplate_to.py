@@ -21,7 +21,7 @@ from typing import Any
 from renderer import consts
 from renderer.admission.v1alpha1 import typed
 from renderer.gocompat.quantity import parse_quantity
-from renderer.pod.merge import copy_json, merge_override, merge_probe
+from renderer.gocompat.merge import copy_json, merge_override, merge_probe
 
 MAIN = consts.MAIN_CONTAINER_NAME
 FRONTEND_SIDECAR = "sidecar-frontend"

@@ -22,7 +22,7 @@ from renderer import consts
 from renderer.admission.v1alpha1 import podtemplate_to as pt
 from renderer.admission.v1alpha1 import typed
 from renderer.admission.v1alpha1.hub_restore import restore_hub_only_fields
-from renderer.pod.merge import copy_json
+from renderer.gocompat.merge import copy_json
 
 _ALPHA_SHARED = typed.shape_of(typed.ALPHA, "DynamoComponentDeploymentSharedSpec")
 _QUANTITY = ("Quantity",)

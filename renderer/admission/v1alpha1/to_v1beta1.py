@@ -27,7 +27,7 @@ from typing import Any
 from renderer.admission.v1alpha1 import preservation as pres
 from renderer.admission.v1alpha1 import typed
 from renderer.admission.v1alpha1.shared_to import alpha_save_is_zero, shared_to_hub
-from renderer.pod.merge import copy_json
+from renderer.gocompat.merge import copy_json
 from renderer.results import RenderError, go_quote
 
 API_VERSION = "nvidia.com/v1beta1"
