@@ -116,6 +116,21 @@ def render(paths: tuple[str, ...], operator_config_path: str | None, config: str
 
 @cli.command()
 @click.argument("paths", nargs=-1, required=True)
+@click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
+@click.option("--in-place", is_flag=True, help="Rewrite the files; documents that need no conversion keep their exact text.")
+def convert(paths: tuple[str, ...], output: str, in_place: bool) -> None:
+    """Write v1alpha1 Dynamo objects in PATHS as the v1beta1 objects the operator stores (others unchanged)."""
+    if in_place and "-" in paths:
+        raise click.UsageError("--in-place cannot rewrite stdin")
+    if in_place and output != "yaml":
+        raise click.UsageError("--in-place keeps each file's own format; -o applies to stdout only")
+    from plugin.frontends.convert import main_stdio
+
+    _exit(lambda: main_stdio(paths=paths, output=output, in_place=in_place))
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True)
 @click.option("--base", metavar="REV", help="Compare PATHS in the work tree against git revision REV (then every argument is NEW).")
 @click.option("-o", "--output", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 @click.option("--exit-code", is_flag=True, help="Exit 1 when anything changed, as git diff --exit-code does.")

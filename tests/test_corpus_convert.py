@@ -1,0 +1,58 @@
+"""``render(convert(x)) == render(x)`` for every v1alpha1 corpus manifest that renders.
+
+``convert`` writes what the API server stores for a v1alpha1 object; rendering that v1beta1
+object must give the very bytes rendering the v1alpha1 object gives, or a user who migrates
+their Git manifests with ``convert`` would see their workloads change.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from plugin.frontends import convert as convert_cmd
+from plugin.yamlio.codec import load_documents
+from tests.fuzz.support import render
+from tests.test_corpus import CORPUS, COUNTED
+
+ALPHA = "nvidia.com/v1alpha1"
+
+
+def _is_v1alpha1_dynamo(name: str) -> bool:
+    docs, _ = load_documents((CORPUS / name).read_text(encoding="utf-8"), name)
+    return any(
+        isinstance(d.obj, dict) and d.obj.get("apiVersion") == ALPHA and d.obj.get("kind") in convert_cmd.CONVERTERS
+        for d in docs
+    )
+
+
+V1ALPHA1 = [name for name in COUNTED if _is_v1alpha1_dynamo(name)]
+RENDERED: list[str] = []
+
+
+def test_corpus_has_v1alpha1_manifests() -> None:
+    assert len(V1ALPHA1) > 150
+
+
+@pytest.mark.parametrize("name", V1ALPHA1)
+def test_render_of_convert_is_render(name: str, tmp_path: Path) -> None:
+    original = render([CORPUS / name])
+    if original.code != 0:
+        pytest.skip("does not render as v1alpha1")
+    out, err = io.StringIO(), io.StringIO()
+    code = convert_cmd.run_stream([str(CORPUS / name)], "yaml", out, err)
+    assert code == 0, err.getvalue()
+    converted = tmp_path / name
+    converted.write_text(out.getvalue(), encoding="utf-8")
+    again = render([converted])
+    assert again.code == 0, again.stderr
+    assert again.stdout == original.stdout
+    RENDERED.append(name)
+
+
+@pytest.mark.xfail(strict=False, reason="v1alpha1 rendering is not on main yet: every v1alpha1 corpus file is refused")
+def test_most_v1alpha1_manifests_render() -> None:
+    rendering = [name for name in V1ALPHA1 if render([CORPUS / name]).code == 0]
+    assert len(rendering) >= len(V1ALPHA1) * 3 // 4
