@@ -53,6 +53,7 @@ def test_render_of_convert_is_render(name: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.xfail(strict=False, reason="v1alpha1 rendering is not on main yet: every v1alpha1 corpus file is refused")
-def test_most_v1alpha1_manifests_render() -> None:
+def test_the_invariant_is_not_vacuous() -> None:
+    # the test above skips files that do not render; enough of them must render for it to mean something
     rendering = [name for name in V1ALPHA1 if render([CORPUS / name]).code == 0]
-    assert len(rendering) >= len(V1ALPHA1) * 3 // 4
+    assert len(rendering) >= 60
