@@ -16,16 +16,17 @@ import copy
 import json
 from typing import Any
 
-from renderer.admission.v1alpha1 import shared_from
+from renderer.admission.v1alpha1 import preservation as pres
+from renderer.admission.v1alpha1 import shared_from, typed
 from renderer.admission.v1alpha1.shared_from import Obj, hub_save_is_zero, is_empty, prune
 from renderer.results import RenderError
 
 ALPHA = "nvidia.com/v1alpha1"
-ANN_DCD_SPEC = "nvidia.com/dcd-spec"
-ANN_DCD_STATUS = "nvidia.com/dcd-status"
-ANN_DGD_SPEC = "nvidia.com/dgd-spec"
-ANN_DGD_STATUS = "nvidia.com/dgd-status"
-_EMPTY_SERVICE_NAME_PATH = "serviceName"
+ANN_DCD_SPEC = pres.ANN_DCD_SPEC
+ANN_DCD_STATUS = pres.ANN_DCD_STATUS
+ANN_DGD_SPEC = pres.ANN_DGD_SPEC
+ANN_DGD_STATUS = pres.ANN_DGD_STATUS
+_EMPTY_SERVICE_NAME_PATH = pres.EMPTY_SERVICE_NAME_PATH
 
 
 # ---------------------------------------------------------------------------
@@ -255,7 +256,7 @@ def dcd_from_v1beta1(obj: Obj) -> Obj:
         hub_save = {k: v for k, v in hub_save.items() if k != "name"}
         if src_spec.get("name"):
             hub_save = {"name": src_spec["name"], **hub_save}
-        anns[ANN_DCD_SPEC] = marshal_preserved(hub_save)
+        anns[ANN_DCD_SPEC] = pres.marshal_preserved_spec(typed.BETA, "DynamoComponentDeploymentSpec", hub_save, [])
     _set_annotations(meta, anns)
     out["metadata"] = meta
     out["spec"] = spec
@@ -356,7 +357,7 @@ def dgd_from_v1beta1(obj: Obj) -> Obj:
             if name in saved_svcs:
                 _restore_replica_status(svc, saved_svcs[name])
     if prune(hub_save) is not None:
-        anns[ANN_DGD_SPEC] = marshal_preserved(hub_save)
+        anns[ANN_DGD_SPEC] = pres.marshal_preserved_spec(typed.BETA, "DynamoGraphDeploymentSpec", hub_save, [])
     _set_annotations(meta, anns)
     out["metadata"] = meta
     out["spec"] = spec
