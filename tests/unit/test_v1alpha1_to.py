@@ -320,3 +320,12 @@ def test_preserved_epp_parameters_that_are_not_json_are_an_error_at_the_annotati
         dgd_to_v1beta1(obj)
     assert err.value.field == f"metadata.annotations[{preservation.ANN_DGD_SPEC}]"
     assert err.value.message.startswith("not supported yet")
+
+
+def test_converted_annotations_over_the_size_limit_are_refused() -> None:
+    """Mirrors: webhook_converter.go restoreObjectMeta (ValidateAnnotations, 256 KiB in bytes)."""
+    env = [{"name": f"E{i}", "value": "\u00e9" * 1000} for i in range(140)]
+    obj = _dgd({"w": {"extraPodSpec": {"mainContainer": {"env": env}}}})
+    with pytest.raises(RenderError) as err:
+        dgd_to_v1beta1(obj)
+    assert err.value.message == "metadata.annotation: Too long: may not be more than 262144 bytes"

@@ -135,7 +135,7 @@ def _object(
     out_meta = copy_json(meta)
     out_meta.pop("annotations", None)
     if annotations:
-        size = sum(len(str(k)) + len(str(v)) for k, v in annotations.items())
+        size = sum(len(str(k).encode()) + len(str(v).encode()) for k, v in annotations.items())
         if size > _ANNOTATIONS_TOTAL_LIMIT:
             raise RenderError(
                 f"metadata.annotation: Too long: may not be more than {_ANNOTATIONS_TOTAL_LIMIT} bytes",
