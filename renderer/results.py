@@ -145,6 +145,14 @@ class Result:
         return self.line()
 
 
+def strict(results: list[Result]) -> list[Result]:
+    """The ``strict`` setting: every warning fails the run like an error (infos stay notes)."""
+    return [
+        replace(r, severity=Severity.ERROR, message=f"{r.message} (a warning; strict is on)") if r.severity is Severity.WARNING else r
+        for r in results
+    ]
+
+
 class RenderError(Exception):
     """An expected, user-fixable failure with the field path it concerns."""
 

@@ -53,7 +53,7 @@ from plugin.yamlio.codec import Document, dump_documents, load_documents
 from renderer import consts
 from renderer.config import RENDER_CONFIG_API_VERSION, RENDER_CONFIG_KIND, parse_render_settings
 from renderer.bundle import Item, is_dcd, is_dgd, render_bundle
-from renderer.results import ResourceRef, Result, Severity
+from renderer.results import ResourceRef, Result, Severity, strict
 
 PLUGIN_NAME = "dynamo-render"
 PLUGIN_VERSION = "v1"
@@ -459,8 +459,8 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
         or env.get("ARGOCD_APP_NAMESPACE", "")
         or "default"
     )
-    strict = options["strict"].text == "true" if "strict" in options else settings.settings.strict
-    return Plan(settings, namespace, allow_empty, frozenset(skip), prune_last, strict), results
+    strict_on = options["strict"].text == "true" if "strict" in options else settings.settings.strict
+    return Plan(settings, namespace, allow_empty, frozenset(skip), prune_last, strict_on), results
 
 
 def _parse_inline_document(value: Value) -> tuple[dict[str, Any] | None, list[Result]]:
@@ -538,7 +538,7 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
             "makes Argo CD prune the whole Application, so it is refused unless the allow-empty parameter is true"
         ))
     if plan.strict:
-        results = [_strict(r) for r in results]
+        results = strict(results)
     if any(r.is_error for r in results):
         return _fail(results, env, stderr)
     # On success Argo CD shows stderr nowhere but the sidecar's log (info level).
@@ -580,12 +580,6 @@ def with_prune_last(obj: dict[str, Any]) -> dict[str, Any]:
     metadata["annotations"] = annotations
     return {**obj, "metadata": metadata}
 
-
-def _strict(result: Result) -> Result:
-    """With ``strict``, a warning fails the render like an error."""
-    if result.severity is not Severity.WARNING:
-        return result
-    return replace(result, severity=Severity.ERROR, message=f"{result.message} (a warning; strict is on)")
 
 
 # ---------------------------------------------------------------------------------------------

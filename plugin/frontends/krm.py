@@ -33,7 +33,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 import yaml
@@ -55,7 +55,7 @@ from renderer.config import (
     parse_operator_config,
 )
 from renderer.bundle import Item, is_dcd, is_dgd, render_bundle
-from renderer.results import ResourceRef, Result, Severity, describe_kind
+from renderer.results import ResourceRef, Result, Severity, describe_kind, strict
 
 RESOURCE_LIST_API_VERSION = "config.kubernetes.io/v1"
 RESOURCE_LIST_KIND = "ResourceList"
@@ -387,7 +387,7 @@ def transform(items: Sequence[InputItem], settings: Settings) -> Transformed:
     placed = _place(items, rendered_by_item, kept, settings)
     out.results.extend(placed.results)
     if settings.settings.strict:
-        out.results = [_strict(r) for r in out.results]
+        out.results = strict(out.results)
     if not out.ok:
         out.items = [item.node for item in items]
         return out
@@ -402,12 +402,6 @@ def transform(items: Sequence[InputItem], settings: Settings) -> Transformed:
     )
     return out
 
-
-def _strict(result: Result) -> Result:
-    """With ``strict``, a warning fails the run like an error."""
-    if result.severity is not Severity.WARNING:
-        return result
-    return replace(result, severity=Severity.ERROR, message=f"{result.message} (a warning; strict is on)")
 
 
 @dataclass

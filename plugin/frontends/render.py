@@ -20,7 +20,7 @@ from plugin.yamlio.fast import Emitter
 from plugin.yamlio.codec import json_line
 from renderer.cluster.state import StateLayer
 from renderer.bundle import Item, stream_bundle
-from renderer.results import Result, Severity
+from renderer.results import Result, Severity, strict
 
 
 def report(results: Sequence[Result], stream: TextIO, verbose: bool = False) -> None:
@@ -101,6 +101,8 @@ def run(
                 buffer.write(emitter.document(obj))
             buffer.write(emitter.end())
         results.extend(rendered_results)
+        if settings.settings.strict:
+            results = strict(results)
         report(results, stderr, verbose)
         if any(r.is_error for r in results):
             return 1

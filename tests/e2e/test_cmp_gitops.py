@@ -300,3 +300,26 @@ def test_dynamic_parameters_announce_problems_instead_of_failing(sidecar: Sideca
     out = run_parameters(sidecar, "apps/vllm-agg", parameters=[{"name": "keep-source", "string": "true"}])
     problems = {a["name"]: a for a in out}["problems"]
     assert any("keep-source: unknown parameter" in line for line in problems["array"])
+
+
+def test_render_command_strict_setting(tmp_path: Path) -> None:
+    """The CLI honours the same setting: spec.strict in the --config file."""
+    cli = Path(sidecar_cli())
+    op = tmp_path / "op.yaml"
+    op.write_text(yaml.safe_dump({**OPERATOR_CONFIG, "notAField": 1}))
+    dcds = str(EXAMPLE_REPO / "apps" / "vllm-agg" / "dcds.yaml")
+    lenient = subprocess.run([str(cli), "render", "--operator-config", str(op), dcds], capture_output=True, text=True, check=False)
+    assert lenient.returncode == 0, lenient.stderr
+    assert "[warning]" in lenient.stderr
+    config = tmp_path / "render.yaml"
+    config.write_text("apiVersion: config.dynamo-render.dev/v1alpha1\nkind: DynamoRenderConfig\nmetadata:\n  name: r\nspec:\n  strict: true\n")
+    by_setting = subprocess.run([str(cli), "render", "--config", str(config), "--operator-config", str(op), dcds],
+                                capture_output=True, text=True, check=False)
+    assert by_setting.returncode == 1 and by_setting.stdout == "", by_setting.stderr
+    assert "strict is on" in by_setting.stderr
+
+
+def sidecar_cli() -> str:
+    import sys
+
+    return str(Path(sys.executable).with_name("dynamo-render"))
