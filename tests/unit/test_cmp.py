@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from plugin.frontends import cmp
+from plugin.frontends import cmp, cmp_params
 from tests.schemas import FORMATS, CRDValidator, assert_valid, structural_to_jsonschema
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,10 +111,10 @@ def _texts(values: dict[str, cmp.Value]) -> dict[str, tuple[str, int]]:
         ({"ARGOCD_APP_PARAMETERS": "[]"}, {}),
         (
             {"ARGOCD_APP_PARAMETERS": '[{"name":"keep-sources","string":"true"}]', "PARAM_KEEP_SOURCES": "true"},
-            {"keep-sources": ("true", cmp.PARAMETER)},
+            {"keep-sources": ("true", cmp_params.PARAMETER)},
         ),
         # PARAM_* are read only when ARGOCD_APP_PARAMETERS is absent (they are derived from it).
-        ({"PARAM_NAMESPACE": "team-a"}, {"namespace": ("team-a", cmp.PARAMETER)}),
+        ({"PARAM_NAMESPACE": "team-a"}, {"namespace": ("team-a", cmp_params.PARAMETER)}),
         ({"ARGOCD_APP_PARAMETERS": "null", "PARAM_NAMESPACE": "team-a"}, {}),
         # Precedence: parameter > plugin env > sidecar env.
         (
@@ -123,14 +123,14 @@ def _texts(values: dict[str, cmp.Value]) -> dict[str, tuple[str, int]]:
                 "ARGOCD_ENV_DYNAMO_RENDER_NAMESPACE": "from-app-env",
                 "DYNAMO_RENDER_COMPANIONS": "false",
             },
-            {"namespace": ("from-app-env", cmp.APP_ENV), "companions": ("false", cmp.SIDECAR)},
+            {"namespace": ("from-app-env", cmp_params.APP_ENV), "companions": ("false", cmp_params.SIDECAR)},
         ),
         (
             {
                 "ARGOCD_ENV_DYNAMO_RENDER_NAMESPACE": "from-app-env",
                 "ARGOCD_APP_PARAMETERS": '[{"name":"namespace","string":"from-parameter"}]',
             },
-            {"namespace": ("from-parameter", cmp.PARAMETER)},
+            {"namespace": ("from-parameter", cmp_params.PARAMETER)},
         ),
         # Other plugin env entries are the user's business.
         ({"ARGOCD_ENV_FOO": "bar"}, {}),
@@ -180,7 +180,7 @@ def test_example_application_uses_the_plugin_name_and_a_known_parameter() -> Non
     app = yaml.safe_load((ARGOCD / "application.yaml").read_text())
     plugin = app["spec"]["source"]["plugin"]
     assert plugin["name"] == cmp.APPLICATION_PLUGIN_NAME == "dynamo-render-v1"
-    assert {p["name"] for p in plugin["parameters"]} <= set(cmp.PARAMETERS_BY_NAME)
+    assert {p["name"] for p in plugin["parameters"]} <= set(cmp_params.PARAMETERS_BY_NAME)
     assert (ROOT / app["spec"]["source"]["path"]).is_dir()
 
 
