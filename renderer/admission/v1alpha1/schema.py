@@ -1,0 +1,215 @@
+"""The API server's structural schema admission of a v1alpha1 DCD or DGD ``spec``.
+
+A v1alpha1 object is decoded, pruned, defaulted and validated against the v1alpha1 version of
+its CRD before the conversion webhook sees it; errors name the field the user wrote. This
+walker does the same over the generated schema tables (renderer/admission/v1alpha1/crd_schema.py),
+in the API server's order:
+
+- a ``null`` field is dropped (no v1alpha1 field is nullable), then structural ``default``s fill
+  absent fields;
+- unknown fields: in Dynamo's own types they are errors, as on the v1beta1 path (the API
+  server would prune them silently, or refuse them under strict field validation); inside the
+  embedded Kubernetes types (``extraPodSpec``, ``envs``, probes, HPA fields, resource claims) they
+  are pruned with a warning, as unknown ``podTemplate`` fields are on the v1beta1 path;
+- types, ``enum``, ``minimum``/``maximum``, lengths, ``pattern``, item and property counts,
+  ``required``, int32/int64 ranges, and the uniqueness of ``set`` and ``map`` lists;
+- the CEL rules, ported in renderer/admission/v1alpha1/cel.py.
+
+The result is the pruned, defaulted ``spec`` (a new object; the input is not modified) and
+every problem found, with field paths under ``spec``. Map keys print as ``[key]``
+(``spec.services[Frontend].replicas``), as the operator's own field paths do.
+
+Mirrors: k8s.io/apiextensions-apiserver pkg/apiserver/schema/{pruning,defaulting} and
+pkg/apiserver/validation (structural schema validation), k8s.io/apiserver CEL validation,
+applied to config/crd/bases/nvidia.com_dynamo{component,graph}deployments.yaml v1alpha1.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from functools import lru_cache
+from typing import Any
+
+from renderer.admission.v1alpha1 import cel
+from renderer.admission.v1alpha1.crd_schema import NODES, ROOTS
+from renderer.results import Result, Severity, describe_kind
+
+# Field paths (property names from the spec; "*" for a map entry) whose value is an embedded
+# Kubernetes type rather than one of Dynamo's own.
+_COMPONENT_K8S = (
+    ("envs",),
+    ("extraPodSpec",),
+    ("livenessProbe",),
+    ("readinessProbe",),
+    ("resources", "claims"),
+    ("autoscaling", "behavior"),
+    ("autoscaling", "metrics"),
+    ("frontendSidecar", "envs"),
+)
+K8S_SUBTREES: dict[str, frozenset[tuple[str, ...]]] = {
+    "DynamoComponentDeployment": frozenset(_COMPONENT_K8S),
+    "DynamoGraphDeployment": frozenset({("envs",), *(("services", "*", *path) for path in _COMPONENT_K8S)}),
+}
+_INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+
+
+def admit(kind: str, spec: Any) -> tuple[Any, list[Result]]:
+    """Prune, default and validate a v1alpha1 ``spec`` of ``kind``; problems under ``spec``."""
+    walker = _Walker(K8S_SUBTREES[kind])
+    out = walker.walk(ROOTS[kind], spec, "spec", (), owned=True)
+    return out, walker.results
+
+
+@lru_cache(maxsize=None)
+def _pattern(text: str) -> re.Pattern[str]:
+    """An ECMA/RE2 pattern as Python matches it: a final ``$`` is the very end of the text."""
+    if text.endswith("$") and not text.endswith("\\$"):
+        text = text[:-1] + r"\Z"
+    return re.compile(text)
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+class _Walker:
+    def __init__(self, k8s: frozenset[tuple[str, ...]]) -> None:
+        self.k8s = k8s
+        self.results: list[Result] = []
+
+    def error(self, message: str, path: str, severity: Severity = Severity.ERROR) -> None:
+        self.results.append(Result(message, severity=severity, field=path))
+
+    def walk(self, index: int, value: Any, path: str, names: tuple[str, ...], owned: bool) -> Any:
+        """Check one value against node ``index``; return it pruned and defaulted."""
+        node = NODES[index]
+        if not self._type_ok(node, value, path):
+            return value
+        if isinstance(value, dict):
+            value = self._object(node, value, path, names, owned)
+        elif isinstance(value, list):
+            value = self._array(node, value, path, names, owned)
+        else:
+            self._scalar(node, value, path)
+        for text, message, _optional_old_self in node.get("x-kubernetes-validations", ()):
+            check = cel.rule(text)
+            if check is not None and not check(value):
+                self.error(message, path)
+        return value
+
+    def _type_ok(self, node: dict[str, Any], value: Any, path: str) -> bool:
+        if node.get("x-kubernetes-int-or-string") or node.get("anyOf") == "integer-or-string":
+            ok = isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+            expected = "integer or string"
+        else:
+            expected = node.get("type", "")
+            ok = {
+                "": True,
+                "object": isinstance(value, dict),
+                "array": isinstance(value, list),
+                "string": isinstance(value, str),
+                "boolean": isinstance(value, bool),
+                "integer": isinstance(value, int) and not isinstance(value, bool),
+                "number": isinstance(value, (int, float)) and not isinstance(value, bool),
+            }[expected]
+        if not ok:
+            self.error(f"expected {expected}, got {describe_kind(value)}", path)
+        return ok
+
+    def _scalar(self, node: dict[str, Any], value: Any, path: str) -> None:
+        if "enum" in node and value not in node["enum"]:
+            valid = ", ".join(str(v) for v in node["enum"])
+            self.error(f"unsupported value {_show(value)} (valid: {valid})", path)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if "minimum" in node and value < node["minimum"]:
+                self.error(f"must be >= {node['minimum']} (got {value})", path)
+            if "maximum" in node and value > node["maximum"]:
+                self.error(f"must be <= {node['maximum']} (got {value})", path)
+            low_high = _INT_RANGES.get(node.get("format", ""))
+            if low_high is not None and isinstance(value, int) and not low_high[0] <= value <= low_high[1]:
+                self.error(f"must be between {low_high[0]} and {low_high[1]} (got {value})", path)
+        if isinstance(value, str):
+            if "minLength" in node and len(value) < node["minLength"]:
+                minimum = node["minLength"]
+                self.error("must not be empty" if minimum == 1 else f"must be at least {minimum} characters", path)
+            if "maxLength" in node and len(value) > node["maxLength"]:
+                self.error(f"must be at most {node['maxLength']} characters", path)
+            if "pattern" in node and not _pattern(node["pattern"]).search(value):
+                self.error(f"must match {node['pattern']} (got {_show(value)})", path)
+
+    def _object(
+        self, node: dict[str, Any], value: dict[str, Any], path: str, names: tuple[str, ...], owned: bool
+    ) -> dict[str, Any]:
+        properties: dict[str, int] = node.get("properties", {})
+        extra = node.get("additionalProperties")
+        preserve = bool(node.get("x-kubernetes-preserve-unknown-fields"))
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if item is None:
+                continue  # the API server drops a null field before defaulting
+            if key in properties:
+                child_names = (*names, str(key))
+                child_owned = owned and child_names not in self.k8s
+                out[key] = self.walk(properties[key], item, f"{path}.{key}", child_names, child_owned)
+            elif isinstance(extra, int):
+                child_names = (*names, "*")
+                child_owned = owned and child_names not in self.k8s
+                out[key] = self.walk(extra, item, f"{path}[{key}]", child_names, child_owned)
+            elif preserve or extra is True:
+                out[key] = copy.deepcopy(item)
+            elif owned:
+                self.error(f'unknown field "{key}"', f"{path}.{key}")
+            else:
+                self.error(f'unknown field "{key}"', f"{path}.{key}", Severity.WARNING)
+        # Structural defaults fill absent fields; the default itself is then validated.
+        for key, child in properties.items():
+            if key not in out and "default" in NODES[child]:
+                child_names = (*names, key)
+                out[key] = self.walk(child, copy.deepcopy(NODES[child]["default"]), f"{path}.{key}", child_names, owned)
+        for key in node.get("required", ()):
+            if key not in out:
+                self.error("required field missing", f"{path}.{key}")
+        if "maxProperties" in node and len(out) > node["maxProperties"]:
+            self.error(f"must have at most {node['maxProperties']} entries (got {len(out)})", path)
+        if "minProperties" in node and len(out) < node["minProperties"]:
+            self.error(f"must have at least {node['minProperties']} entries (got {len(out)})", path)
+        return out
+
+    def _array(
+        self, node: dict[str, Any], value: list[Any], path: str, names: tuple[str, ...], owned: bool
+    ) -> list[Any]:
+        items = node.get("items")
+        out: list[Any] = []
+        for i, item in enumerate(value):
+            if isinstance(items, int):
+                if item is None:
+                    self.error(f"expected {NODES[items].get('type') or 'value'}, got null", f"{path}[{i}]")
+                    continue
+                out.append(self.walk(items, item, f"{path}[{i}]", names, owned))
+            else:
+                out.append(copy.deepcopy(item))
+        if "maxItems" in node and len(out) > node["maxItems"]:
+            self.error(f"must have at most {node['maxItems']} items (got {len(out)})", path)
+        if "minItems" in node and len(out) < node["minItems"]:
+            self.error(f"must have at least {node['minItems']} items (got {len(out)})", path)
+        list_type = node.get("x-kubernetes-list-type")
+        if list_type == "set":
+            seen: set[str] = set()
+            for i, item in enumerate(out):
+                text = json.dumps(item, sort_keys=True)
+                if text in seen:
+                    self.error(f"duplicate value {_show(item)}", f"{path}[{i}]")
+                seen.add(text)
+        elif list_type == "map":
+            keys = tuple(node.get("x-kubernetes-list-map-keys", ()))
+            seen = set()
+            for i, item in enumerate(out):
+                if not isinstance(item, dict) or any(item.get(k) is None for k in keys):
+                    continue
+                text = json.dumps({k: item[k] for k in keys})
+                if text in seen:
+                    self.error(f"duplicate entry {text} (the list is keyed by {', '.join(keys)})", f"{path}[{i}]")
+                seen.add(text)
+        return out
