@@ -23,6 +23,7 @@ from renderer import consts
 from renderer.gocompat import gotypes
 from renderer.admission import objectmeta, podrules, podtemplate_schema
 from renderer.admission.flags import is_elastic_ep_ray_launch
+from renderer.admission.v1alpha1.alpha_view import AlphaView, dcd_view
 from renderer.gocompat.quantity import unmarshal_quantity
 from renderer.gocompat.runtimeversion import parse_image_version
 from renderer.results import (
@@ -213,6 +214,8 @@ class DCD:
     spec: DynamoComponentDeploymentSpec
     pod_template: dict[str, Any] | None
     source: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
+    # what the controllers read back through ConvertFrom (preserved v1alpha1 data, if any)
+    alpha: AlphaView = field(default_factory=AlphaView)
 
     @property
     def ref(self) -> ResourceRef:
@@ -248,19 +251,27 @@ class DCD:
 
 
 def parse_dcd(
-    obj: dict[str, Any], default_namespace: str, checkpoint_gate: bool = False, admission: bool = True
+    obj: dict[str, Any],
+    default_namespace: str,
+    checkpoint_gate: bool = False,
+    admission: bool = True,
+    runtime_source: str = consts.V1BETA1,
 ) -> tuple[DCD | None, list[Result]]:
     """Validate and default one DCD document; every problem becomes a Result.
 
     Returns ``(None, results)`` when any error-severity problem was found; warnings (unknown
-    podTemplate fields, ignored fields) come back alongside a usable DCD.
+    podTemplate fields, ignored fields) come back alongside a usable DCD. A v1alpha1 DCD is
+    admitted and converted first (renderer/admission/v1alpha1/admit.py); ``runtime_source`` is
+    the API version the user wrote, which decides the form of the runtime-version rule.
     """
     ref = ResourceRef.of(obj)
     results: list[Result] = []
 
     api_version = obj.get("apiVersion")
     if api_version == consts.V1ALPHA1:
-        return None, [unsupported("apiVersion", "nvidia.com/v1alpha1 DynamoComponentDeployment; convert it to nvidia.com/v1beta1").to_result(ref)]
+        from renderer.admission.v1alpha1.admit import parse_alpha_dcd
+
+        return parse_alpha_dcd(obj, default_namespace, checkpoint_gate)
 
     metadata, meta_results = parse_metadata(obj, default_namespace)
     results.extend(r.with_resource(ref) for r in meta_results)
@@ -303,10 +314,11 @@ def parse_dcd(
         spec=spec,
         pod_template=pod_template,
         source=obj,
+        alpha=dcd_view(obj),
     )
     # DCDs generated from a DGD were already admitted as DGD components.
     if admission:
-        results.extend(r.with_resource(ref) for r in validate_admission(dcd, checkpoint_gate))
+        results.extend(r.with_resource(ref) for r in validate_admission(dcd, checkpoint_gate, runtime_source))
     if any(r.is_error for r in results):
         return None, results
     return dcd, results
@@ -459,24 +471,23 @@ class AdmissionContext:
     checkpoint_gate: bool = False
     workload_provider: str = ""
     inference_pool_served: bool | None = None
+    # the API version of the request: a v1alpha1 request checks the runtime version in its
+    # v1alpha1 form instead (renderer/admission/v1alpha1/webhook.py)
+    runtime_source: str = consts.V1BETA1
 
 
-def validate_admission(dcd: DCD, checkpoint_gate: bool = False) -> list[Result]:
+def validate_admission(dcd: DCD, checkpoint_gate: bool = False, runtime_source: str = consts.V1BETA1) -> list[Result]:
     """Every offline admission rule for a standalone v1beta1 DCD, plus unsupported features.
 
     Mirrors: internal/webhook/validation/dynamocomponentdeployment.go validateDynamoComponentDeploymentSpec.
     """
     ctx = AdmissionContext(
-        standalone=True, backend_framework=dcd.spec.backend_framework or "", checkpoint_gate=checkpoint_gate
+        standalone=True,
+        backend_framework=dcd.spec.backend_framework or "",
+        checkpoint_gate=checkpoint_gate,
+        runtime_source=runtime_source,
     )
     out = validate_shared_spec(dcd.spec, dcd.pod_template, "spec", ctx)
-    if consts.ANNOTATION_DCD_SPEC in dcd.annotations:
-        out.append(
-            unsupported(
-                f"metadata.annotations[{consts.ANNOTATION_DCD_SPEC}]",
-                "preserved v1alpha1 conversion data; remove the annotation or author the DCD as plain v1beta1",
-            ).to_result()
-        )
     out.extend(_ignored_fields(dcd.spec, "spec", standalone=True))
     return out
 
@@ -608,7 +619,9 @@ def validate_shared_spec(
     # Runtime version on CREATE: the main container image is required; a DGD also needs a
     # parseable image version or runtimeVersionOverride.
     main_index = next((i for i, c in enumerate(containers) if c.get("name") == consts.MAIN_CONTAINER_NAME), -1)
-    if main_index < 0:
+    if ctx.runtime_source != consts.V1BETA1:
+        pass  # a v1alpha1 request: the rule runs on extraPodSpec.mainContainer instead
+    elif main_index < 0:
         error("Required value: is required", "podTemplate.spec.containers")
     elif not containers[main_index].get("image"):
         error("Required value: is required", f"podTemplate.spec.containers[{main_index}].image")

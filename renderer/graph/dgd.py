@@ -211,13 +211,19 @@ def workload_provider(annotations: dict[str, str], grove_enabled: bool) -> str:
     return PROVIDER_COMPONENT
 
 
-def parse_dgd(obj: dict[str, Any], default_namespace: str, config: RenderConfig) -> tuple[DGD | None, list[Result]]:
-    """Validate and default one DGD document for the component pathway."""
+def parse_dgd(
+    obj: dict[str, Any], default_namespace: str, config: RenderConfig, runtime_source: str = consts.V1BETA1
+) -> tuple[DGD | None, list[Result]]:
+    """Validate and default one DGD document for the component pathway.
+
+    A v1alpha1 DGD is admitted and converted first (renderer/admission/v1alpha1/admit.py);
+    ``runtime_source`` is the API version the user wrote (the runtime-version rule's form).
+    """
     ref = ResourceRef.of(obj)
     if obj.get("apiVersion") == consts.V1ALPHA1:
-        return None, [
-            unsupported("apiVersion", "nvidia.com/v1alpha1 DynamoGraphDeployment; conversion to v1beta1 is not ported").to_result(ref)
-        ]
+        from renderer.admission.v1alpha1.admit import parse_alpha_dgd
+
+        return parse_alpha_dgd(obj, default_namespace, config)
     results: list[Result] = []
     metadata, problems = parse_metadata(obj, default_namespace)
     results.extend(r.with_resource(ref) for r in problems)
@@ -289,7 +295,7 @@ def parse_dgd(obj: dict[str, Any], default_namespace: str, config: RenderConfig)
             env.append(_drop_nulls(normalized))
 
     dgd = DGD(metadata.name, metadata.namespace, metadata.labels, annotations, spec, tuple(components), env, obj)
-    results.extend(r.with_resource(ref) for r in validate_dgd(dgd, config))
+    results.extend(r.with_resource(ref) for r in validate_dgd(dgd, config, runtime_source))
     if any(r.is_error for r in results):
         return None, results
     return dgd, results
@@ -308,7 +314,7 @@ def is_semver(value: str) -> bool:
     return _SEMVER_LENIENT.fullmatch(value) is not None
 
 
-def validate_dgd(dgd: DGD, config: RenderConfig) -> list[Result]:
+def validate_dgd(dgd: DGD, config: RenderConfig, runtime_source: str = consts.V1BETA1) -> list[Result]:
     """CRD CEL rules and the DGD validating webhook, on the component pathway (CREATE).
 
     Mirrors: internal/webhook/validation/dynamographdeployment.go validateObjectMeta,
@@ -407,6 +413,7 @@ def validate_dgd(dgd: DGD, config: RenderConfig) -> list[Result]:
             checkpoint_gate=config.checkpoint_enabled,
             workload_provider=PROVIDER_COMPONENT,
             inference_pool_served=pool_served,
+            runtime_source=runtime_source,
         )
         out.extend(validate_shared_spec(component.spec, component.pod_template, component.path, ctx))
         out.extend(_ignored_fields(component.spec, component.path, standalone=False))
@@ -639,6 +646,7 @@ def generate_dcds(dgd: DGD, worker_hash: str) -> list[tuple[Component, dict[str,
     framework = backend_framework_for_dcds(dgd)
     has_epp = dgd.has_epp()
     kvt = dgd.spec.experimental.kv_transfer_policy if dgd.spec.experimental is not None else None
+    carriers = _alpha_carrier_annotations(dgd, framework, worker_hash)
     out: list[tuple[Component, dict[str, Any]]] = []
     for component in dgd.components:
         spec = _component_spec_dict(component)
@@ -649,7 +657,8 @@ def generate_dcds(dgd: DGD, worker_hash: str) -> list[tuple[Component, dict[str,
         labels[consts.LABEL_COMPONENT] = component.name
         labels[consts.LABEL_NAMESPACE] = dgd.dynamo_namespace(component)
         labels[consts.LABEL_GRAPH_DEPLOYMENT_NAME] = dgd.name
-        metadata_annotations: dict[str, str] = {}
+        # The component's preserved v1alpha1 data travels on as the DCD's own conversion annotation.
+        metadata_annotations: dict[str, str] = dict(carriers.get(component.name, {}))
 
         # Workers carry the generation hash (and the worker class when the graph has an EPP).
         if component.type in consts.WORKER_COMPONENT_TYPES:
@@ -722,6 +731,20 @@ def _dyn_config_field(dgd: DGD, component: Component) -> str:
                 return f"{component.path}.podTemplate.spec.containers[{c}].env[{e}].value"
     index = next((i for i, env in enumerate(dgd.env) if env.get("name") == DYN_DEPLOYMENT_CONFIG_ENV), 0)
     return f"spec.env[{index}].value"
+
+
+def _alpha_carrier_annotations(dgd: DGD, framework: str, worker_hash: str) -> dict[str, dict[str, str]]:
+    """Mirrors: internal/dynamo/graph.go applyDGDComponentAlphaCompatibilityToDCD (for every component)."""
+    from renderer.admission.v1alpha1.alpha_view import dgd_carrier_annotations
+
+    stored = {
+        "apiVersion": consts.V1BETA1,
+        "kind": consts.DGD_KIND,
+        "metadata": {"name": dgd.name, "namespace": dgd.namespace, "annotations": dict(dgd.annotations)},
+        "spec": {**(dgd.source.get("spec") or {}), "components": [_component_spec_dict(c) for c in dgd.components]},
+    }
+    names = {c.name: dcd_name(dgd, c, worker_hash) for c in dgd.components}
+    return dgd_carrier_annotations(stored, framework, names)
 
 
 def _component_spec_dict(component: Component) -> dict[str, Any]:

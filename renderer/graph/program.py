@@ -78,6 +78,11 @@ def render_graph(
             objects += companions.service_account_with_cluster_role(
                 consts.EPP_SERVICE_ACCOUNT_NAME, dgd.namespace, operator.rbac.epp_cluster_role_name
             )
+    # Top-level PVCs a converted v1alpha1 DGD declares.
+    from renderer.admission.v1alpha1.alpha_view import dgd_preserved_pvcs
+    from renderer.objects.alpha_pvcs import render_preserved_pvcs
+
+    objects += render_preserved_pvcs(dgd_preserved_pvcs(dgd.source), dgd.namespace, cluster)
     if is_k8s_discovery_enabled(operator.discovery.backend, dgd.annotations):
         objects += companions.discovery_rbac(dgd.name, dgd.namespace)
 

@@ -140,9 +140,24 @@ class IngressSpec:
 def ingress_spec(dcd: DCD, config: IngressConfiguration) -> IngressSpec | None:
     """Only a frontend with a known parent DGD gets the operator's default ingress.
 
+    A converted v1alpha1 component's own ``ingress`` (any component type) comes first.
     Mirrors: internal/controller/dynamocomponentdeployment_controller.go dcdIngressSpec and
-    internal/dynamo/graph.go GenerateDefaultIngressSpec.
+    internal/dynamo/graph.go GenerateDefaultIngressSpec; v1beta1_helpers.go
+    GetDCDPreservedAlphaIngressSpec.
     """
+    preserved = dcd.alpha.ingress
+    if preserved is not None:
+        tls = preserved.get("tls")
+        return IngressSpec(
+            enabled=bool(preserved.get("enabled")),
+            host=str(preserved.get("host") or ""),
+            use_virtual_service=bool(preserved.get("useVirtualService")),
+            virtual_service_gateway=preserved.get("virtualServiceGateway"),
+            ingress_class_name=preserved.get("ingressControllerClassName"),
+            tls_secret_name=str(tls.get("secretName") or "") if isinstance(tls, dict) else None,
+            host_suffix=preserved.get("hostSuffix"),
+            host_prefix=preserved.get("hostPrefix"),
+        )
     if dcd.component_type != consts.COMPONENT_TYPE_FRONTEND:
         return None
     parent = dcd.owner_dgd or dcd.labels.get(consts.LABEL_GRAPH_DEPLOYMENT_NAME, "")

@@ -1,9 +1,9 @@
 """DCD identity helpers: component name, Dynamo namespace, labels and annotations.
 
-A v1beta1 DCD authored in Git carries no preserved v1alpha1 data (``nvidia.com/dcd-spec`` is
-refused upstream of here), so the "alpha view" of the operator reduces to the plain v1beta1
-projection: ``serviceName = spec.name``, sub-component type ``prefill``/``decode`` for those
-types, no alpha labels, annotations, dynamoNamespace or ingress.
+The operator reads part of a DCD's identity through its v1alpha1 view (``dcd.alpha``, see
+renderer/admission/v1alpha1/alpha_view.py): a converted object's preserved component
+``labels``, ``annotations``, ``dynamoNamespace`` and sub-component type. For a native v1beta1
+DCD that view is the plain projection (sub-component type ``prefill``/``decode``, nothing else).
 
 Mirrors: internal/dynamo/v1beta1_helpers.go, internal/controller_common/predicate.go,
 internal/controller/dynamocomponentdeployment_renderer.go getDCDWorkloadComponentType.
@@ -75,6 +75,8 @@ def dynamo_namespace(dcd: DCD) -> str:
     pod env, which ignores the labels; the operator does the same.
     Mirrors: internal/dynamo/v1beta1_helpers.go GetDCDDynamoNamespace.
     """
+    if dcd.alpha.dynamo_namespace is not None:
+        return dcd.alpha.dynamo_namespace  # a preserved v1alpha1 value wins, even ""
     if dcd.labels.get(consts.LABEL_NAMESPACE):
         return dcd.labels[consts.LABEL_NAMESPACE]
     parent = dcd.owner_dgd or dcd.labels.get(consts.LABEL_GRAPH_DEPLOYMENT_NAME, "") or dcd.name
@@ -82,13 +84,13 @@ def dynamo_namespace(dcd: DCD) -> str:
 
 
 def sub_component_type(dcd: DCD) -> str:
-    """``prefill``/``decode`` for those types (their v1alpha1 projection), else empty.
+    """The v1alpha1 sub-component type: ``prefill``/``decode`` for those types, else a preserved one.
 
     Mirrors: internal/dynamo/v1beta1_helpers.go GetDCDSubComponentType.
     """
     if dcd.component_type in (consts.COMPONENT_TYPE_PREFILL, consts.COMPONENT_TYPE_DECODE):
         return dcd.component_type
-    return ""
+    return dcd.alpha.sub_component_type
 
 
 def kube_labels(dcd: DCD) -> dict[str, str]:
@@ -97,6 +99,7 @@ def kube_labels(dcd: DCD) -> dict[str, str]:
     Mirrors: internal/dynamo/v1beta1_helpers.go GetDCDKubeLabels.
     """
     labels = dict(dcd.labels)
+    labels.update(dcd.alpha.labels)
     labels.update(dcd.pod_template_labels)
     if dcd.spec.model_ref is not None and dcd.spec.model_ref.name:
         labels[consts.LABEL_BASE_MODEL_HASH] = hash_model_name(dcd.spec.model_ref.name)
@@ -125,7 +128,8 @@ def kube_annotations(dcd: DCD) -> dict[str, str]:
     DCD's own metadata.
     Mirrors: internal/dynamo/v1beta1_helpers.go GetDCDKubeAnnotations.
     """
-    annotations = dict(dcd.pod_template_annotations)
+    annotations = dict(dcd.alpha.annotations)
+    annotations.update(dcd.pod_template_annotations)
     if dcd.spec.model_ref is not None and dcd.spec.model_ref.name:
         annotations[consts.ANNOTATION_BASE_MODEL] = dcd.spec.model_ref.name
     annotations.pop(consts.ANNOTATION_OPERATOR_ORIGIN_VERSION, None)
@@ -142,7 +146,7 @@ def resource_annotations(dcd: DCD) -> dict[str, str]:
 
     Mirrors: internal/controller/dynamocomponentdeployment_controller.go getResourceAnnotations.
     """
-    return dict(dcd.pod_template_annotations)
+    return {**dcd.alpha.annotations, **dcd.pod_template_annotations}
 
 
 def has_legacy_worker_selector(labels: dict[str, str], component_type: str) -> bool:
