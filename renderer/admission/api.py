@@ -17,7 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from renderer import consts
 from renderer.gocompat import gotypes
@@ -158,14 +159,15 @@ class ExperimentalSpec(_Strict):
 
 
 ComponentType = Literal["frontend", "worker", "prefill", "decode", "planner", "epp"]
+COMPONENT_TYPES: tuple[str, ...] = ("frontend", "worker", "prefill", "decode", "planner", "epp")
 
 
 class DynamoComponentDeploymentSharedSpec(_Strict):
     """The component spec shared by a DCD and a DGD's ``spec.components[]`` entries."""
 
     provider_override: ProviderOverride | None = Field(default=None, alias="providerOverride")
-    name: str | None = Field(default=None, min_length=1, max_length=63, pattern=COMPONENT_NAME_PATTERN)
-    type: ComponentType | None = None
+    name: str | None = Field(default=None, min_length=1, max_length=63)
+    type: str | None = None
     runtime_version_override: str | None = Field(
         default=None, alias="runtimeVersionOverride", pattern=RUNTIME_VERSION_PATTERN
     )
@@ -182,6 +184,24 @@ class DynamoComponentDeploymentSharedSpec(_Strict):
     compilation_cache: CompilationCacheConfig | None = Field(default=None, alias="compilationCache")
     topology_constraint: TopologyConstraint | None = Field(default=None, alias="topologyConstraint")
     experimental: ExperimentalSpec | None = None
+
+    # The v1beta1 CRD's enum and pattern. A converted v1alpha1 object is stored without being
+    # validated against the v1beta1 schema (v1alpha1 allows any componentType and service name),
+    # so they are checked only for objects written as v1beta1 (validation context "converted").
+    @field_validator("type")
+    @classmethod
+    def _known_type(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and value not in COMPONENT_TYPES and not (info.context or {}).get("converted"):
+            expected = ", ".join(f"'{t}'" for t in COMPONENT_TYPES[:-1]) + f" or '{COMPONENT_TYPES[-1]}'"
+            raise PydanticCustomError("literal_error", "unsupported value", {"expected": expected})
+        return value
+
+    @field_validator("name")
+    @classmethod
+    def _name_pattern(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and not re.fullmatch(COMPONENT_NAME_PATTERN, value) and not (info.context or {}).get("converted"):
+            raise PydanticCustomError("string_pattern_mismatch", "pattern", {"pattern": COMPONENT_NAME_PATTERN})
+        return value
 
     @property
     def number_of_nodes(self) -> int:
@@ -284,7 +304,8 @@ def parse_dcd(
         return None, results
 
     spec_results: list[Result] = []
-    spec = _validate_model(DynamoComponentDeploymentSpec, raw_spec, "spec", spec_results)
+    converted = runtime_source != consts.V1BETA1
+    spec = _validate_model(DynamoComponentDeploymentSpec, raw_spec, "spec", spec_results, converted)
     results.extend(r.with_resource(ref) for r in spec_results)
     if spec is None or metadata is None:
         return None, results
@@ -396,10 +417,12 @@ def _string_map(value: Any, path: str, results: list[Result]) -> dict[str, str]:
     return out
 
 
-def _validate_model(model: type[_Strict], data: dict[str, Any], prefix: str, results: list[Result]) -> Any:
+def _validate_model(
+    model: type[_Strict], data: dict[str, Any], prefix: str, results: list[Result], converted: bool = False
+) -> Any:
     """Validate ``data`` against a strict model, turning every pydantic error into a Result."""
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context={"converted": converted})
     except ValidationError as err:
         for error in err.errors(include_url=False):
             code = Code.UNKNOWN_FIELD if error["type"] == "extra_forbidden" else Code.INVALID
@@ -518,28 +541,30 @@ def validate_shared_spec(
     def error(message: str, path: str) -> None:
         out.append(Result(message, field=f"{prefix}.{path}" if path else prefix))
 
-    # CRD CEL rules on the component.
-    if spec.epp_config is not None and spec.type != consts.COMPONENT_TYPE_EPP:
-        error("eppConfig may only be set when type is epp", "")
-    if spec.min_available is not None and spec.replicas != 0:
-        if spec.min_available > (spec.replicas if spec.replicas is not None else 1):
-            error("minAvailable must be less than or equal to replicas unless replicas is 0", "")
-    if spec.epp_config is not None and (spec.epp_config.config_map_ref is None) == (spec.epp_config.config is None):
-        error("exactly one of configMapRef or config must be specified", "eppConfig")
+    # CRD CEL rules on the component (not evaluated on a converted v1alpha1 object: its v1alpha1
+    # schema's rules ran before conversion).
     experimental = spec.experimental
-    if experimental is not None and experimental.checkpoint is not None:
-        ckpt = experimental.checkpoint
-        if ckpt.job is not None and ckpt.checkpoint_ref:
-            error("checkpoint.job cannot be set when checkpointRef is specified", "experimental.checkpoint")
-    if experimental is not None and experimental.gpu_memory_service is not None:
-        gms = experimental.gpu_memory_service
-        if gms.extra_client_containers and gms.mode != "IntraPod":
-            error("extraClientContainers is only supported with mode=IntraPod", "experimental.gpuMemoryService")
-        if gms.extra_client_pods and gms.mode != "InterPod":
-            error("extraClientPods is only supported with mode=InterPod", "experimental.gpuMemoryService")
-        if gms.extra_client_pods:
-            error("extraClientPods is reserved for inter-pod GMS and is not implemented yet", "experimental.gpuMemoryService")
-    out.extend(_pod_template_cel(pod_template, prefix))
+    if ctx.runtime_source == consts.V1BETA1:
+        if spec.epp_config is not None and spec.type != consts.COMPONENT_TYPE_EPP:
+            error("eppConfig may only be set when type is epp", "")
+        if spec.min_available is not None and spec.replicas != 0:
+            if spec.min_available > (spec.replicas if spec.replicas is not None else 1):
+                error("minAvailable must be less than or equal to replicas unless replicas is 0", "")
+        if spec.epp_config is not None and (spec.epp_config.config_map_ref is None) == (spec.epp_config.config is None):
+            error("exactly one of configMapRef or config must be specified", "eppConfig")
+        if experimental is not None and experimental.checkpoint is not None:
+            ckpt = experimental.checkpoint
+            if ckpt.job is not None and ckpt.checkpoint_ref:
+                error("checkpoint.job cannot be set when checkpointRef is specified", "experimental.checkpoint")
+        if experimental is not None and experimental.gpu_memory_service is not None:
+            gms = experimental.gpu_memory_service
+            if gms.extra_client_containers and gms.mode != "IntraPod":
+                error("extraClientContainers is only supported with mode=IntraPod", "experimental.gpuMemoryService")
+            if gms.extra_client_pods and gms.mode != "InterPod":
+                error("extraClientPods is only supported with mode=InterPod", "experimental.gpuMemoryService")
+            if gms.extra_client_pods:
+                error("extraClientPods is reserved for inter-pod GMS and is not implemented yet", "experimental.gpuMemoryService")
+        out.extend(_pod_template_cel(pod_template, prefix))
 
     # Validating webhook, in its order.
     override_message = (

@@ -233,7 +233,7 @@ def parse_dgd(
     if not isinstance(raw_spec, dict):
         return None, results + [Result("expected object", field="spec", resource=ref)]
     try:
-        spec = DynamoGraphDeploymentSpec.model_validate(raw_spec)
+        spec = DynamoGraphDeploymentSpec.model_validate(raw_spec, context={"converted": runtime_source != consts.V1BETA1})
     except ValidationError as err:
         for error in err.errors(include_url=False):
             results.append(Result(_message(error), field=field_path("spec", tuple(error["loc"])), resource=ref))
@@ -362,10 +362,12 @@ def validate_dgd(dgd: DGD, config: RenderConfig, runtime_source: str = consts.V1
             "spec.restart",
             Severity.WARNING,
         )
-    if sum(1 for c in dgd.components if c.type == consts.COMPONENT_TYPE_EPP) > 1:
+    # (v1beta1 CRD rules: a converted v1alpha1 DGD was checked against its own schema instead)
+    converted = runtime_source != consts.V1BETA1
+    if not converted and sum(1 for c in dgd.components if c.type == consts.COMPONENT_TYPE_EPP) > 1:
         error("at most one component may have type epp", "spec.components")
     lowered = [c.name.lower() for c in dgd.components if c.name]
-    if len(set(lowered)) != len(lowered):
+    if not converted and len(set(lowered)) != len(lowered):
         error("component names must be unique case-insensitively", "spec.components")
 
     # Webhook: spec.
@@ -444,7 +446,7 @@ def validate_dgd(dgd: DGD, config: RenderConfig, runtime_source: str = consts.V1
                 Severity.WARNING,
             )
     kvt = spec.experimental.kv_transfer_policy if spec.experimental is not None else None
-    if kvt is not None:
+    if kvt is not None and not converted:
         if kvt.label_key is not None and "/" in kvt.label_key and len(kvt.label_key.split("/")[0]) > 253:
             error("labelKey prefix must be 253 characters or less", "spec.experimental.kvTransferPolicy.labelKey")
         if (kvt.label_key is None) == (kvt.cluster_topology_name is None):
@@ -453,6 +455,7 @@ def validate_dgd(dgd: DGD, config: RenderConfig, runtime_source: str = consts.V1
             error("preferredWeight is required when enforcement is preferred", "spec.experimental.kvTransferPolicy")
         if kvt.preferred_weight is not None and kvt.enforcement != "preferred":
             error("preferredWeight may only be set when enforcement is preferred", "spec.experimental.kvTransferPolicy")
+    if kvt is not None:
         if kvt.cluster_topology_name:
             name_path = "spec.experimental.kvTransferPolicy.clusterTopologyName"
             problems = dns1123_subdomain_problems(kvt.cluster_topology_name)

@@ -53,12 +53,12 @@ def messages(obj: dict[str, Any]) -> list[str]:
     return [f"{r.field}: {r.message}" for r in parsed(obj)[1]]
 
 
-def test_v1alpha1_is_refused() -> None:
+def test_v1alpha1_is_admitted_against_its_own_schema() -> None:
     obj = dgd()
     obj["apiVersion"] = "nvidia.com/v1alpha1"
     found, results = parsed(obj)
     assert found is None
-    assert results[0].field == "apiVersion" and "not ported" in results[0].message
+    assert [(r.field, r.message) for r in results if r.is_error] == [("spec.components", 'unknown field "components"')]
 
 
 def test_spec_must_be_an_object() -> None:
@@ -205,7 +205,11 @@ def test_cluster_topology_policy_annotates_worker_dcds() -> None:
     spec = found.spec.model_copy(update={"experimental": type(found.spec).model_validate({"experimental": {"kvTransferPolicy": policy}}).experimental})
     with_policy = DGD(found.name, found.namespace, found.labels, found.annotations, spec, found.components, found.env)
     (_, obj), = generate_dcds(with_policy, WORKER_HASH_PLACEHOLDER)
-    assert obj["metadata"]["annotations"] == {"nvidia.com/topology-cluster-topology-name": "grove-topology"}
+    # every generated DCD also carries the conversion annotation (graph.go applyDGDComponentAlphaCompatibilityToDCD)
+    assert obj["metadata"]["annotations"] == {
+        "nvidia.com/dcd-spec": '{"version":1,"spec":{},"rawJSON":[{"path":"serviceName","nil":true}]}',
+        "nvidia.com/topology-cluster-topology-name": "grove-topology",
+    }
     assert obj["spec"]["experimental"] == {"checkpoint": {"enabled": False, "startupPolicy": "Immediate", "deletionPolicy": "Delete", "targetContainerName": "main"}}
     volume = obj["spec"]["podTemplate"]["spec"]["volumes"][-1]
     assert volume == {"name": "topology-labels", "downwardAPI": {}}
