@@ -142,6 +142,10 @@ def render_source(item: Item, config: RenderConfig, default_namespace: str, clus
         try:
             objects = render_graph(dgd, config, cluster, graph_notes)
         except RenderError as err:
+            if dgd.written_spec is not None:  # a converted v1alpha1 DGD: the field the user wrote
+                from renderer.admission.v1alpha1.paths import dgd_path
+
+                err = RenderError(err.message, dgd_path(err.field, dgd.source.get("spec") or {}, dgd.written_spec))
             add([err.to_result(dgd.ref)])
             return out
         add(n.with_resource(dgd.ref) for n in graph_notes)

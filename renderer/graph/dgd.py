@@ -173,6 +173,8 @@ class DGD:
     components: tuple[Component, ...]
     env: list[dict[str, Any]]
     source: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
+    # the admitted v1alpha1 spec the user wrote, for a converted DGD (field paths map back to it)
+    written_spec: dict[str, Any] | None = field(repr=False, compare=False, default=None)
 
     @property
     def ref(self) -> ResourceRef:

@@ -40,7 +40,7 @@ def worker_templates(dgd: DGD, config: RenderConfig) -> dict[str, WorkerTemplate
             continue
         dcd, results = parse_dcd(obj, dgd.namespace, config.checkpoint_enabled, admission=False)
         if dcd is None:
-            raise RenderError(results[0].message if results else "generated DCD is invalid", component.path)
+            raise _refused(obj, results, component)
         main = dcd.main_container() or {}
         workers[component.name] = WorkerTemplate(
             labels=kube_labels(dcd),
@@ -49,6 +49,18 @@ def worker_templates(dgd: DGD, config: RenderConfig) -> dict[str, WorkerTemplate
             spec=obj["spec"],
         )
     return workers
+
+
+def _refused(obj: dict[str, Any], results: list[Result], component: Component) -> RenderError:
+    """A generated DCD the API server would refuse on create (checked against the v1beta1 DCD schema).
+
+    A converted v1alpha1 component can carry what v1alpha1 allows and v1beta1 refuses (a
+    componentType such as ``main``): the DGD is stored, but its DCDs cannot be created.
+    """
+    first = next((r for r in results if r.is_error), None)
+    detail = f"{first.field}: {first.message}" if first else "invalid"
+    name = (obj.get("metadata") or {}).get("name", "")
+    return RenderError(f"the API server would refuse the generated DynamoComponentDeployment {name}: {detail}", component.path)
 
 
 def render_graph(
@@ -115,8 +127,7 @@ def render_graph(
             continue
         dcd, results = parse_dcd(obj, dgd.namespace, config.checkpoint_enabled, admission=False)
         if dcd is None:
-            first_error = next((r for r in results if r.is_error), None)
-            raise RenderError(first_error.message if first_error else "generated DCD is invalid", component.path)
+            raise _refused(obj, results, component)
         try:
             component_notes: list[Result] = []
             objects += render_component(dcd, config, cluster, component_notes)

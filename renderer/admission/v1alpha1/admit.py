@@ -108,9 +108,9 @@ def parse_alpha_dgd(obj: dict[str, Any], default_namespace: str, config: RenderC
     dgd, beta_results = parse_dgd(converted, default_namespace, config, runtime_source=RUNTIME_SOURCE)
     converted_spec = converted.get("spec") or {}
     results += _mapped(beta_results, lambda p: paths.dgd_path(p, converted_spec, spec))
-    if any(r.is_error for r in results):
+    if dgd is None or any(r.is_error for r in results):
         return None, results
-    return dgd, results
+    return replace(dgd, written_spec=spec), results
 
 
 def is_alpha(obj: dict[str, Any]) -> bool:
