@@ -223,7 +223,7 @@ def parse_dgd(
     """
     ref = ResourceRef.of(obj)
     if obj.get("apiVersion") == consts.V1ALPHA1:
-        from renderer.admission.v1alpha1.admit import parse_alpha_dgd
+        from renderer.graph.v1alpha1_dgd import parse_alpha_dgd
 
         return parse_alpha_dgd(obj, default_namespace, config)
     results: list[Result] = []

@@ -11,7 +11,8 @@ The order is the API server's for a v1alpha1 create:
    runtime-version rule in its v1alpha1 form, and the v1alpha1 rules run on the written object
    (renderer/admission/v1alpha1/webhook.py).
 
-Results about the converted object have their field paths mapped back to v1alpha1
+The DGD entry point is renderer/graph/v1alpha1_dgd.py (it calls the DGD admission, a later
+stage). Results about the converted object have their field paths mapped back to v1alpha1
 (renderer/admission/v1alpha1/paths.py). The parsed DCD or DGD carries the converted object as
 its source, so everything downstream renders the object the operator would reconcile.
 
@@ -32,13 +33,11 @@ from renderer.results import RenderError, ResourceRef, Result, describe_kind
 
 if TYPE_CHECKING:
     from renderer.admission.api import DCD
-    from renderer.config import RenderConfig
-    from renderer.graph.dgd import DGD
 
 RUNTIME_SOURCE = consts.V1ALPHA1
 
 
-def _admit_spec(obj: dict[str, Any], ref: ResourceRef) -> tuple[dict[str, Any] | None, list[Result]]:
+def admit_spec(obj: dict[str, Any], ref: ResourceRef) -> tuple[dict[str, Any] | None, list[Result]]:
     """The admitted (pruned, defaulted) v1alpha1 spec, or None with the schema errors."""
     raw = obj.get("spec")
     if raw is None:
@@ -53,14 +52,14 @@ def _admit_spec(obj: dict[str, Any], ref: ResourceRef) -> tuple[dict[str, Any] |
     return spec, results
 
 
-def _convert(convert: Callable[[dict[str, Any]], dict[str, Any]], obj: dict[str, Any], ref: ResourceRef) -> tuple[dict[str, Any] | None, list[Result]]:
+def convert(convert: Callable[[dict[str, Any]], dict[str, Any]], obj: dict[str, Any], ref: ResourceRef) -> tuple[dict[str, Any] | None, list[Result]]:
     try:
         return convert(obj), []
     except RenderError as err:
         return None, [err.to_result(ref)]
 
 
-def _mapped(results: list[Result], mapper: Callable[[str], str]) -> list[Result]:
+def mapped(results: list[Result], mapper: Callable[[str], str]) -> list[Result]:
     return [replace(r, field=mapper(r.field)) if r.field else r for r in results]
 
 
@@ -72,10 +71,10 @@ def parse_alpha_dcd(
     from renderer.admission.v1alpha1.to_v1beta1 import dcd_to_v1beta1
 
     ref = ResourceRef.of(obj)
-    spec, results = _admit_spec(obj, ref)
+    spec, results = admit_spec(obj, ref)
     if spec is None:
         return None, results
-    converted, problems = _convert(dcd_to_v1beta1, {**obj, "spec": spec}, ref)
+    converted, problems = convert(dcd_to_v1beta1, {**obj, "spec": spec}, ref)
     results += problems
     if converted is None:
         return None, results
@@ -83,34 +82,10 @@ def parse_alpha_dcd(
     results += [r.with_resource(ref) for r in webhook.validate_dcd(spec, str(namespace))]
     dcd, beta_results = parse_dcd(converted, default_namespace, checkpoint_gate, runtime_source=RUNTIME_SOURCE)
     converted_spec = converted.get("spec") or {}
-    results += _mapped(beta_results, lambda p: paths.dcd_path(p, converted_spec, spec))
+    results += mapped(beta_results, lambda p: paths.dcd_path(p, converted_spec, spec))
     if any(r.is_error for r in results):
         return None, results
     return dcd, results
-
-
-def parse_alpha_dgd(obj: dict[str, Any], default_namespace: str, config: RenderConfig) -> tuple[DGD | None, list[Result]]:
-    """Admit, convert and parse a v1alpha1 DGD; the DGD returned is its stored v1beta1 form."""
-    from renderer.admission.v1alpha1.to_v1beta1 import dgd_to_v1beta1
-    from renderer.graph.dgd import parse_dgd
-
-    ref = ResourceRef.of(obj)
-    spec, results = _admit_spec(obj, ref)
-    if spec is None:
-        return None, results
-    converted, problems = _convert(dgd_to_v1beta1, {**obj, "spec": spec}, ref)
-    results += problems
-    if converted is None:
-        return None, results
-    metadata = obj.get("metadata") or {}
-    namespace = str(metadata.get("namespace") or default_namespace)
-    results += [r.with_resource(ref) for r in webhook.validate_dgd(spec, str(metadata.get("name") or ""), namespace)]
-    dgd, beta_results = parse_dgd(converted, default_namespace, config, runtime_source=RUNTIME_SOURCE)
-    converted_spec = converted.get("spec") or {}
-    results += _mapped(beta_results, lambda p: paths.dgd_path(p, converted_spec, spec))
-    if dgd is None or any(r.is_error for r in results):
-        return None, results
-    return replace(dgd, written_spec=spec), results
 
 
 def is_alpha(obj: dict[str, Any]) -> bool:

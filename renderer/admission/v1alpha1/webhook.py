@@ -26,10 +26,16 @@ from typing import Any
 
 from renderer import consts
 from renderer.gocompat.runtimeversion import parse_image_version
-from renderer.pod.naming import compute_dynamo_namespace
 from renderer.results import Result, Severity, go_quote
 
 FRONTEND_SIDECAR_CONTAINER = "sidecar-frontend"
+
+
+def compute_dynamo_namespace(global_namespace: bool, namespace: str, parent: str) -> str:
+    """Mirrors: api/v1alpha1/dynamocomponentdeployment_types.go ComputeDynamoNamespace"""
+    if global_namespace:
+        return consts.GLOBAL_DYNAMO_NAMESPACE
+    return f"{namespace}-{parent.replace('.', '-')}"
 RUNTIME_OVERRIDE_REQUIRED = "is required when the specified main container image has no parseable semantic-version tag"
 
 

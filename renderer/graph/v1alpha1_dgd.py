@@ -1,0 +1,44 @@
+"""A v1alpha1 DGD through the API server: schema, conversion, webhooks, then the DGD admission.
+
+The steps are those of renderer/admission/v1alpha1/admit.py (which holds the DCD side); the DGD
+side lives here because it ends in the v1beta1 DGD admission of renderer/graph/dgd.py.
+
+Mirrors: internal/webhook/validation/dynamographdeployment_handler.go (the v1alpha1 request
+path), api/v1alpha1/dynamographdeployment_conversion.go ConvertTo.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from renderer.admission.v1alpha1 import admit, paths, webhook
+from renderer.config import RenderConfig
+from renderer.results import ResourceRef, Result
+
+if TYPE_CHECKING:
+    from renderer.graph.dgd import DGD
+
+
+def parse_alpha_dgd(obj: dict[str, Any], default_namespace: str, config: RenderConfig) -> tuple[DGD | None, list[Result]]:
+    """Admit, convert and parse a v1alpha1 DGD; the DGD returned is its stored v1beta1 form."""
+    from renderer.admission.v1alpha1.to_v1beta1 import dgd_to_v1beta1
+    from renderer.graph.dgd import parse_dgd
+
+    ref = ResourceRef.of(obj)
+    spec, results = admit.admit_spec(obj, ref)
+    if spec is None:
+        return None, results
+    converted, problems = admit.convert(dgd_to_v1beta1, {**obj, "spec": spec}, ref)
+    results += problems
+    if converted is None:
+        return None, results
+    metadata = obj.get("metadata") or {}
+    namespace = str(metadata.get("namespace") or default_namespace)
+    results += [r.with_resource(ref) for r in webhook.validate_dgd(spec, str(metadata.get("name") or ""), namespace)]
+    dgd, beta_results = parse_dgd(converted, default_namespace, config, runtime_source=admit.RUNTIME_SOURCE)
+    converted_spec = converted.get("spec") or {}
+    results += admit.mapped(beta_results, lambda p: paths.dgd_path(p, converted_spec, spec))
+    if dgd is None or any(r.is_error for r in results):
+        return None, results
+    return replace(dgd, written_spec=spec), results
