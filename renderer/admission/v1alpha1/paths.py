@@ -81,6 +81,8 @@ def dgd_path(path: str, converted_spec: dict[str, Any], alpha_spec: dict[str, An
     """A field path of a converted DGD as the v1alpha1 DGD's path."""
     if path == "spec.env" or path.startswith(("spec.env.", "spec.env[")):
         return "spec.envs" + path[len("spec.env"):]
+    if path == "spec.components":
+        return "spec.services"
     match = _COMPONENT.match(path)
     if not match:
         return path
