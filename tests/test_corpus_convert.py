@@ -52,7 +52,6 @@ def test_render_of_convert_is_render(name: str, tmp_path: Path) -> None:
     RENDERED.append(name)
 
 
-@pytest.mark.xfail(strict=False, reason="v1alpha1 rendering is not on main yet: every v1alpha1 corpus file is refused")
 def test_the_invariant_is_not_vacuous() -> None:
     # the test above skips files that do not render; enough of them must render for it to mean something
     rendering = [name for name in V1ALPHA1 if render([CORPUS / name]).code == 0]
