@@ -395,6 +395,8 @@ class Gates(_Strict):
     grove: bool | None = None
     checkpoint: bool | None = None
     dra: bool | None = None
+    # Stands in for the operator's detection of scheduling.run.ai when its config leaves KAI unset.
+    kai_scheduler: bool | None = Field(default=None, alias="kaiScheduler")
 
 
 class RenderSettings(_Strict):
@@ -429,6 +431,8 @@ class RenderConfig:
     lws_reason: str = ""
     checkpoint_enabled: bool = False
     grove_enabled: bool = False
+    kai_scheduler_enabled: bool = False
+    volcano_scheduler_enabled: bool = False
     companions: bool = True
     # "given" or "helm-defaults": where the operator configuration came from.
     operator_config_source: str = "helm-defaults"
@@ -566,6 +570,8 @@ def build_render_config(
         grove = settings.gates.grove if settings.gates.grove is not None else bool(operator.orchestrators.grove.enabled)
     dra, dra_problems = resolve_dra_gate(operator.dra.enabled, settings.gates.dra, versions)
     results.extend(dra_problems)
+    kai, volcano, scheduler_results = resolve_scheduler_gates(operator, source, settings.gates.kai_scheduler, versions)
+    results += scheduler_results
     config = RenderConfig(
         dra_enabled=dra,
         operator=operator,
@@ -573,6 +579,8 @@ def build_render_config(
         lws_reason=reason,
         checkpoint_enabled=checkpoint,
         grove_enabled=grove,
+        kai_scheduler_enabled=kai,
+        volcano_scheduler_enabled=volcano,
         companions=settings.companions,
         operator_config_source=source,
         operator_version=settings.operator_version,
@@ -581,6 +589,45 @@ def build_render_config(
         scaling_adapters=settings.scaling_adapters,
     )
     return config, results
+
+
+KAI_GROUP = "scheduling.run.ai"
+
+
+def resolve_scheduler_gates(
+    operator: OperatorConfiguration, source: str, plugin_kai: bool | None, api_versions: list[str] | None
+) -> tuple[bool, bool, list[Result]]:
+    """The KAI scheduler and Volcano scheduler gates: (kai, volcano, problems).
+
+    KAI follows the operator config, else the detection of ``scheduling.run.ai`` (offline: the
+    plugin setting ``gates.kaiScheduler``, else the API versions, else off); without an
+    operator config the Helm chart's explicit ``false`` holds unless the plugin setting says
+    otherwise. Volcano is on only when the operator config says so. Either explicitly on
+    while the cluster does not serve its API group stops the operator at start-up.
+    Mirrors: internal/features/gates.go New (KaiScheduler and VolcanoScheduler blocks).
+    """
+    results: list[Result] = []
+    configured = operator.orchestrators.kai_scheduler.enabled
+    if source != "given" and plugin_kai is not None:
+        configured = None
+    if configured is not None:
+        kai = configured
+        if kai and api_versions is not None and not _serves_group(api_versions, KAI_GROUP):
+            results.append(Result(
+                "Kai-scheduler is explicitly enabled in config but the scheduling.run.ai API group was not detected in the cluster",
+                field="orchestrators.kaiScheduler.enabled",
+            ))
+    elif plugin_kai is not None:
+        kai = plugin_kai
+    else:
+        kai = api_versions is not None and _serves_group(api_versions, KAI_GROUP)
+    volcano = bool(operator.orchestrators.volcano_scheduler.enabled)
+    if volcano and api_versions is not None and not _serves_group(api_versions, VOLCANO_GROUP):
+        results.append(Result(
+            "Volcano scheduler integration is explicitly enabled in config but the Volcano API group was not detected in the cluster",
+            field="orchestrators.volcanoScheduler.enabled",
+        ))
+    return kai, volcano, results
 
 
 def _serves_group(api_versions: list[str], group: str) -> bool:

@@ -3,7 +3,8 @@
 The expected documents use the directive language of the operator's own golden harness
 (internal/testing/golden): mappings are strict unless they say ``$strict: false``; scalar
 strings ``$ignore``, ``$exists``, ``$notexists``, ``$pattern:<re>`` (anchored) and
-``$glob:<glob>``; one-key mappings ``{$ignore: true}``, ``{$exists: true}``,
+``$glob:<glob>``, ``$var:<name>`` (any string, the same one everywhere the variable appears
+in a stream, as the upstream harness binds its variables, e.g. the live worker hash); one-key mappings ``{$ignore: true}``, ``{$exists: true}``,
 ``{$notexists: true}``. This lets upstream expectations be restated as written, including the
 parts they deliberately leave open.
 """
@@ -25,8 +26,13 @@ def _is_directive_mapping(value: Any) -> str | None:
     return None
 
 
-def match(expected: Any, actual: Any, path: str = "") -> list[str]:
-    """Every difference between ``expected`` (with directives) and ``actual``."""
+def match(expected: Any, actual: Any, path: str = "", variables: dict[str, Any] | None = None) -> list[str]:
+    """Every difference between ``expected`` (with directives) and ``actual``.
+
+    ``variables`` holds the ``$var:`` bindings made so far (a fresh dict when None).
+    """
+    if variables is None:
+        variables = {}
     directive = _is_directive_mapping(expected)
     if directive == "$notexists":
         return [] if actual is _MISSING else [f"{path}: expected to be absent, got {actual!r}"]
@@ -37,7 +43,7 @@ def match(expected: Any, actual: Any, path: str = "") -> list[str]:
     if directive in ("$ignore", "$exists"):
         return [] if isinstance(actual, dict) else [f"{path}: expected a mapping, got {actual!r}"]
     if isinstance(expected, str) and expected.startswith("$"):
-        return _match_scalar_directive(expected, actual, path)
+        return _match_scalar_directive(expected, actual, path, variables)
     if isinstance(expected, dict):
         if not isinstance(actual, dict):
             return [f"{path}: expected a mapping, got {actual!r}"]
@@ -47,7 +53,7 @@ def match(expected: Any, actual: Any, path: str = "") -> list[str]:
             if key == "$strict":
                 continue
             real_key = key[1:] if isinstance(key, str) and key.startswith("$$") else key
-            problems.extend(match(value, actual.get(real_key, _MISSING), f"{path}.{real_key}" if path else str(real_key)))
+            problems.extend(match(value, actual.get(real_key, _MISSING), f"{path}.{real_key}" if path else str(real_key), variables))
         if strict:
             wanted = {k[1:] if isinstance(k, str) and k.startswith("$$") else k for k in expected if k != "$strict"}
             for key in actual:
@@ -61,14 +67,14 @@ def match(expected: Any, actual: Any, path: str = "") -> list[str]:
             return [f"{path}: expected {len(expected)} items, got {len(actual)}: {actual!r}"]
         problems = []
         for i, (want, got) in enumerate(zip(expected, actual)):
-            problems.extend(match(want, got, f"{path}[{i}]"))
+            problems.extend(match(want, got, f"{path}[{i}]", variables))
         return problems
     if type(expected) is not type(actual) or expected != actual:
         return [f"{path}: expected {expected!r}, got {actual!r}"]
     return []
 
 
-def _match_scalar_directive(expected: str, actual: Any, path: str) -> list[str]:
+def _match_scalar_directive(expected: str, actual: Any, path: str, variables: dict[str, Any]) -> list[str]:
     if expected.startswith("$$"):
         return [] if actual == expected[1:] else [f"{path}: expected {expected[1:]!r}, got {actual!r}"]
     if expected in ("$ignore", "$exists"):
@@ -82,6 +88,12 @@ def _match_scalar_directive(expected: str, actual: Any, path: str) -> list[str]:
         if isinstance(actual, str) and re.fullmatch(pattern, actual):
             return []
         return [f"{path}: {actual!r} does not match pattern {pattern!r}"]
+    if expected.startswith("$var:"):
+        name = expected[len("$var:") :]
+        if not isinstance(actual, str):
+            return [f"{path}: expected a string for variable {name!r}, got {actual!r}"]
+        bound = variables.setdefault(name, actual)
+        return [] if bound == actual else [f"{path}: variable {name!r} is {bound!r} elsewhere, got {actual!r}"]
     if expected.startswith("$glob:"):
         pattern = expected[len("$glob:") :]
         if isinstance(actual, str) and "/" not in actual and fnmatch.fnmatchcase(actual, pattern):
@@ -106,6 +118,7 @@ def match_stream(expected: list[Any], actual: list[Any], partial: bool = False) 
     """
     problems: list[str] = []
     claimed: set[int] = set()
+    variables: dict[str, Any] = {}
     for want in expected:
         gvk = _gvk(want)
         candidates = [i for i, got in enumerate(actual) if _gvk(got) == gvk and i not in claimed]
@@ -114,9 +127,9 @@ def match_stream(expected: list[Any], actual: list[Any], partial: bool = False) 
         if not named:
             problems.append(f"{gvk[1]}/{name}: no such object rendered (have: {[_name(actual[i]) for i in candidates]})")
             continue
-        best = min(named, key=lambda i: len(match(want, actual[i])))
+        best = min(named, key=lambda i: len(match(want, actual[i], "", dict(variables))))
         claimed.add(best)
-        problems.extend(f"{gvk[1]}/{_name(actual[best])} {p}" for p in match(want, actual[best]))
+        problems.extend(f"{gvk[1]}/{_name(actual[best])} {p}" for p in match(want, actual[best], "", variables))
     kinds = {_gvk(w) for w in expected}
     for i, got in enumerate(actual):
         if i in claimed or (partial and _gvk(got) not in kinds):

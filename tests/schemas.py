@@ -58,6 +58,7 @@ CRD_FILES: dict[tuple[str, str], str] = {
     ("nvidia.com", "DynamoGraphDeploymentScalingAdapter"): "nvidia.com_dynamographdeploymentscalingadapters.yaml",
     ("nvidia.com", "DynamoGraphDeploymentRequest"): "nvidia.com_dynamographdeploymentrequests.yaml",
     ("inference.networking.k8s.io", "InferencePool"): "inference.networking.k8s.io_inferencepools.v1.2.0.yaml",
+    ("grove.io", "PodCliqueSet"): "grove.io_podcliquesets.v0.1.0-alpha.12-rc1.yaml",
 }
 
 # (apiVersion, kind) -> why no schema is available. Only apiVersion, kind and metadata are checked
@@ -449,8 +450,11 @@ def _data_key_problems(data: Mapping[Any, Any], field: str) -> Iterator[str]:
             )
 
 
-def _get(node: Any, path: Iterable[str]) -> Any:
+def _get(node: Any, path: Iterable[Any]) -> Any:
     for key in path:
+        if isinstance(node, list) and isinstance(key, int):
+            node = node[key] if 0 <= key < len(node) else None
+            continue
         if not isinstance(node, dict):
             return None
         node = node.get(key)
@@ -594,6 +598,11 @@ def syntax_problems(obj: Mapping[str, Any]) -> list[str]:
         problems.extend(_service_problems(obj.get("spec")))
     for path in POD_SPEC_PATHS.get(kind, ()) if isinstance(kind, str) else ():
         problems.extend(_pod_spec_problems(_get(obj, path), path))
+    if kind == "PodCliqueSet":
+        cliques = _get(obj, ("spec", "template", "cliques"))
+        for i, _clique in enumerate(cliques if isinstance(cliques, list) else []):
+            path = ("spec", "template", "cliques", i, "spec", "podSpec")
+            problems.extend(_pod_spec_problems(_get(obj, path), path))
     return problems
 
 

@@ -572,15 +572,22 @@ def validate_shared_spec(
         if ctx.standalone
         else f'Forbidden: requires workload provider "grove", but "{ctx.workload_provider}" is selected'
     )
+    grove = ctx.workload_provider == "grove" and not ctx.standalone
     if spec.provider_override is not None:
-        error(override_message, "providerOverride")
-    if spec.min_available is not None:
+        if grove:
+            out.append(unsupported(f"{prefix}.providerOverride", "Grove provider overrides (merged into the PodCliqueSet)").to_result())
+        else:
+            error(override_message, "providerOverride")
+    if spec.min_available is not None and not grove:
         error("Forbidden: is currently supported only for Grove-backed DynamoGraphDeployment components", "minAvailable")
     if spec.multinode is not None:
         for role in ("leader", "worker"):
             role_spec = getattr(spec.multinode, role)
             if role_spec is not None and role_spec.provider_override is not None:
-                error(override_message, f"multinode.{role}.providerOverride")
+                if grove:
+                    out.append(unsupported(f"{prefix}.multinode.{role}.providerOverride", "Grove provider overrides (merged into the PodCliqueSet)").to_result())
+                else:
+                    error(override_message, f"multinode.{role}.providerOverride")
     if spec.shared_memory_size is not None:
         try:
             if unmarshal_quantity(spec.shared_memory_size).sign() < 0:
@@ -617,7 +624,7 @@ def validate_shared_spec(
         )
         for message, path in _experimental_rules(experimental, spec.type or "", main_resources, containers):
             error(message, path)
-        if experimental.grove is not None and experimental.grove.force_scaling_group:
+        if experimental.grove is not None and experimental.grove.force_scaling_group and not grove:
             error(
                 "Forbidden: is currently supported only for Grove-backed DynamoGraphDeployment components",
                 "experimental.grove.forceScalingGroup",

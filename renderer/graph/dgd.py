@@ -180,6 +180,11 @@ class DGD:
     def ref(self) -> ResourceRef:
         return ResourceRef(consts.V1BETA1, consts.DGD_KIND, self.name, self.namespace)
 
+    @property
+    def is_grove(self) -> bool:
+        """Routed to the Grove pathway (the provider the defaulting webhook stamped)."""
+        return self.annotations.get(WORKLOAD_PROVIDER_ANNOTATION) == PROVIDER_GROVE
+
     def has_epp(self) -> bool:
         """Mirrors: api/v1beta1 DynamoGraphDeployment.HasEPPComponent."""
         return any(c.type == consts.COMPONENT_TYPE_EPP for c in self.components)
@@ -216,7 +221,7 @@ def workload_provider(annotations: dict[str, str], grove_enabled: bool) -> str:
 def parse_dgd(
     obj: dict[str, Any], default_namespace: str, config: RenderConfig, runtime_source: str = consts.V1BETA1
 ) -> tuple[DGD | None, list[Result]]:
-    """Validate and default one DGD document for the component pathway.
+    """Validate and default one DGD document; the provider annotation says which pathway renders it.
 
     A v1alpha1 DGD is admitted and converted first (renderer/admission/v1alpha1/admit.py);
     ``runtime_source`` is the API version the user wrote (the runtime-version rule's form).
@@ -243,7 +248,7 @@ def parse_dgd(
     if metadata is None:
         return None, results
 
-    # Routing: only the component pathway is rendered.
+    # Routing: the component pathway or Grove (renderer.graph.grove).
     provider = workload_provider(metadata.annotations, config.grove_enabled)
     written = metadata.annotations.get(WORKLOAD_PROVIDER_ANNOTATION)
     if written is not None and written != provider:
@@ -256,17 +261,6 @@ def parse_dgd(
                 resource=ref,
             )
         )
-    if provider == PROVIDER_GROVE:
-        return None, results + [
-            Result(
-                "grove pathway not supported: this DGD would be rendered by the operator as a Grove PodCliqueSet; "
-                f'set annotation {ENABLE_GROVE_ANNOTATION}: "false" or disable Grove '
-                "(orchestrators.grove.enabled: false) to render it on the component pathway",
-                field=f"metadata.annotations[{WORKLOAD_PROVIDER_ANNOTATION}]",
-                resource=ref,
-            )
-        ]
-
     # Defaulting webhook (CREATE): provider and origin-version annotations, replicas 1.
     annotations = dict(metadata.annotations)
     annotations[WORKLOAD_PROVIDER_ANNOTATION] = provider
@@ -297,7 +291,7 @@ def parse_dgd(
             env.append(_drop_nulls(normalized))
 
     dgd = DGD(metadata.name, metadata.namespace, metadata.labels, annotations, spec, tuple(components), env, obj)
-    results.extend(r.with_resource(ref) for r in validate_dgd(dgd, config, runtime_source))
+    results.extend(r.with_resource(ref) for r in validate_dgd(dgd, config, runtime_source, provider))
     if any(r.is_error for r in results):
         return None, results
     return dgd, results
@@ -316,8 +310,10 @@ def is_semver(value: str) -> bool:
     return _SEMVER_LENIENT.fullmatch(value) is not None
 
 
-def validate_dgd(dgd: DGD, config: RenderConfig, runtime_source: str = consts.V1BETA1) -> list[Result]:
-    """CRD CEL rules and the DGD validating webhook, on the component pathway (CREATE).
+def validate_dgd(
+    dgd: DGD, config: RenderConfig, runtime_source: str = consts.V1BETA1, provider: str = PROVIDER_COMPONENT
+) -> list[Result]:
+    """CRD CEL rules and the DGD validating webhook on CREATE, for the selected pathway.
 
     Mirrors: internal/webhook/validation/dynamographdeployment.go validateObjectMeta,
     validateDynamoGraphDeploymentSpec, validateRestartStrategy, validateKvTransferPolicy;
@@ -328,6 +324,7 @@ def validate_dgd(dgd: DGD, config: RenderConfig, runtime_source: str = consts.V1
     def error(message: str, path: str, severity: Severity = Severity.ERROR) -> None:
         out.append(Result(message, severity=severity, field=path))
 
+    grove = provider == PROVIDER_GROVE
     grove_requirement = f'requires the Grove pathway, but workload provider "{PROVIDER_COMPONENT}" is selected'
 
     # Metadata annotations.
@@ -374,8 +371,11 @@ def validate_dgd(dgd: DGD, config: RenderConfig, runtime_source: str = consts.V1
 
     # Webhook: spec.
     if spec.provider_override is not None:
-        error(f'Forbidden: requires workload provider "grove", but "{PROVIDER_COMPONENT}" is selected', "spec.providerOverride")
-    if spec.priority_class_name:
+        if grove:
+            out.append(unsupported("spec.providerOverride", "Grove provider overrides (merged into the PodCliqueSet)").to_result())
+        else:
+            error(f'Forbidden: requires workload provider "grove", but "{PROVIDER_COMPONENT}" is selected', "spec.providerOverride")
+    if spec.priority_class_name and not grove:
         error(f"Forbidden: {grove_requirement}", "spec.priorityClassName")
     if not dgd.components:
         error("Required value: must have at least one component", "spec.components")
@@ -385,11 +385,23 @@ def validate_dgd(dgd: DGD, config: RenderConfig, runtime_source: str = consts.V1
     for component in dgd.components:
         if not component.name:
             error("required field missing", f"{component.path}.name")
+        elif grove:
+            from renderer.graph.grove import MAX_COMBINED_NAME_LENGTH, combined_name_length
+
+            length, detail = combined_name_length(dgd.name, [c.spec for c in dgd.components], component.spec)
+            if length > MAX_COMBINED_NAME_LENGTH:
+                error(
+                    f'Invalid value: "{component.name}": combined resource name length {length} exceeds the '
+                    f"{MAX_COMBINED_NAME_LENGTH}-character pod-name limit ({detail}); shorten DynamoGraphDeployment "
+                    f'name "{dgd.name}" or component name "{component.name}"',
+                    f"{component.path}.name",
+                )
         gms_spec = component.spec.experimental.gpu_memory_service if component.spec.experimental is not None else None
         if gms_spec is not None and gms_spec.mode == "InterPod":
             # Inter-pod GMS runs its weight servers in a Grove scaling group, for vLLM only.
             mode_path = f"{component.path}.experimental.gpuMemoryService.mode"
-            error(f"Forbidden: {grove_requirement}", mode_path)
+            if not grove:
+                error(f"Forbidden: {grove_requirement}", mode_path)
             if spec.backend_framework != consts.BACKEND_VLLM:
                 detected = spec.backend_framework or "<unset>"
                 error(
@@ -415,12 +427,12 @@ def validate_dgd(dgd: DGD, config: RenderConfig, runtime_source: str = consts.V1
             standalone=False,
             backend_framework=spec.backend_framework or "",
             checkpoint_gate=config.checkpoint_enabled,
-            workload_provider=PROVIDER_COMPONENT,
+            workload_provider=provider,
             inference_pool_served=pool_served,
             runtime_source=runtime_source,
         )
         out.extend(validate_shared_spec(component.spec, component.pod_template, component.path, ctx))
-        out.extend(_ignored_fields(component.spec, component.path, standalone=False))
+        out.extend(r for r in _ignored_fields(component.spec, component.path, standalone=False) if not (grove and r.field.endswith(".topologyConstraint")))
         if component.spec.scaling_adapter is not None and not config.scaling_adapters:
             error(
                 "not emitted: the operator creates a DynamoGraphDeploymentScalingAdapter for this component, an "
@@ -441,11 +453,18 @@ def validate_dgd(dgd: DGD, config: RenderConfig, runtime_source: str = consts.V1
             error("Required value: is required when any component topology constraint is set", "spec.topologyConstraint")
         elif not spec.topology_constraint.pack_domain and not has_component_constraint:
             error("Required value: is required when no component topologyConstraint is set", "spec.topologyConstraint.packDomain")
-        else:
+        elif not grove:
             error(
                 "has no effect on the component pathway: the operator applies topology constraints only with Grove",
                 "spec.topologyConstraint",
                 Severity.WARNING,
+            )
+        elif spec.topology_constraint.cluster_topology_name:
+            error(
+                f'ClusterTopologyBinding "{spec.topology_constraint.cluster_topology_name}" is assumed to exist and to '
+                "define the requested domains (the operator's webhook reads it from the cluster)",
+                "spec.topologyConstraint.clusterTopologyName",
+                Severity.INFO,
             )
     kvt = spec.experimental.kv_transfer_policy if spec.experimental is not None else None
     if kvt is not None and not converted:
@@ -463,7 +482,8 @@ def validate_dgd(dgd: DGD, config: RenderConfig, runtime_source: str = consts.V1
             problems = dns1123_subdomain_problems(kvt.cluster_topology_name)
             if problems:
                 error(f'Invalid value: "{kvt.cluster_topology_name}": {"; ".join(problems)}', name_path)
-            error(f"Forbidden: {grove_requirement}", name_path)
+            if not grove:
+                error(f"Forbidden: {grove_requirement}", name_path)
     return out
 
 

@@ -1,6 +1,6 @@
-"""Render a DGD: the shared resources, then each generated DCD, as the DGD controller does.
+"""Render a DGD: the shared resources, then its PodCliqueSet (Grove) or each generated DCD, as the DGD controller does.
 
-Mirrors: internal/controller/dgd_component_program.go Reconcile,
+Mirrors: internal/controller/dgd_component_program.go Reconcile, dgd_grove_program.go Reconcile,
 dgd_shared_resources_reconciler.go Reconcile, dgd_epp_reconciler.go Reconcile and
 internal/dynamo/hash.go ComputeDGDWorkersSpecHash.
 """
@@ -66,47 +66,31 @@ def _refused(obj: dict[str, Any], results: list[Result], component: Component) -
 def render_graph(
     dgd: DGD, config: RenderConfig, cluster: ClusterState, notes: list[Result] | None = None
 ) -> list[dict[str, Any]]:
-    """Everything the DGD controller's component program creates, rendered to workloads.
+    """Everything the DGD controller's selected program creates, rendered to workloads.
 
     Shared resources come first in the controller's order (planner and EPP RBAC, discovery
-    RBAC, EPP resources, wait-for-leader ConfigMap), then each component's DCD rendered by
-    the DCD renderer (or, with ``emit: dcd``, the DCD itself), then the scaling adapters when
-    the ``scalingAdapters`` setting asks for them.
-    Mirrors: internal/controller/dgd_component_program.go Reconcile and
-    dgd_shared_resources_reconciler.go Reconcile
+    RBAC, GMS claim templates, EPP resources, wait-for-leader ConfigMap). Then, on the Grove
+    pathway, the PodCliqueSet and its stable side objects (renderer.graph.grove_resources); on
+    the component pathway each component's DCD rendered by the DCD renderer (or, with
+    ``emit: dcd``, the DCD itself). Last, the scaling adapters when the ``scalingAdapters``
+    setting asks for them. ``notes`` receives info results for assumed cluster facts.
+    Mirrors: internal/controller/dgd_component_program.go Reconcile,
+    dgd_grove_program.go Reconcile and dgd_shared_resources_reconciler.go Reconcile
     """
     from renderer.graph.checkpoints import apply_checkpoint_startup_policy
-    from renderer.graph.gms_claims import render_gms_claim_templates
 
-    objects: list[dict[str, Any]] = []
-    operator = config.operator
+    objects = render_shared_resources(dgd, config, cluster)
 
-    # Shared resources: planner (and EPP) RBAC in cluster-wide mode, then discovery RBAC.
-    if not operator.namespace.restricted:
-        objects += companions.service_account_with_cluster_role(
-            consts.PLANNER_SERVICE_ACCOUNT_NAME, dgd.namespace, operator.rbac.planner_cluster_role_name
-        )
-        if dgd.has_epp():
-            objects += companions.service_account_with_cluster_role(
-                consts.EPP_SERVICE_ACCOUNT_NAME, dgd.namespace, operator.rbac.epp_cluster_role_name
-            )
-    # Top-level PVCs a converted v1alpha1 DGD declares.
-    from renderer.admission.v1alpha1.alpha_view import dgd_preserved_pvcs
-    from renderer.objects.alpha_pvcs import render_preserved_pvcs
+    if dgd.is_grove:
+        from renderer.graph.grove import render_pod_clique_set
+        from renderer.graph.grove_resources import render_stable_resources
 
-    objects += render_preserved_pvcs(dgd_preserved_pvcs(dgd.source), dgd.namespace, cluster)
-    if is_k8s_discovery_enabled(operator.discovery.backend, dgd.annotations):
-        objects += companions.discovery_rbac(dgd.name, dgd.namespace)
-
-    # GPU Memory Service: one ResourceClaimTemplate per GMS component (DRA required).
-    objects += render_gms_claim_templates(dgd, config, cluster)
-
-    # EPP resources: its config, the InferencePool and, with the Istio mesh, a DestinationRule.
-    epp_component = next((c for c in dgd.components if c.type == consts.COMPONENT_TYPE_EPP), None)
-    if epp_component is not None:
-        objects += _render_epp_resources(dgd, epp_component, config)
-    if dgd.has_multinode():
-        objects.append(companions.wait_leader_config_map(dgd.name, dgd.namespace))
+        # A fresh install: the worker components carry the worker hash (none without workers).
+        has_workers = any(c.type in consts.WORKER_COMPONENT_TYPES for c in dgd.components)
+        hash_value = compute_worker_hash(dgd, config) if has_workers else ""
+        objects.append(render_pod_clique_set(dgd, config, cluster, hash_value, notes if notes is not None else []))
+        objects += render_stable_resources(dgd, config, hash_value)
+        return objects + _render_scaling_adapters(dgd, config)
 
     # The component pathway needs LeaderWorkerSet for multinode components.
     if dgd.has_multinode() and not config.lws_enabled:
@@ -139,14 +123,61 @@ def render_graph(
                 for n in component_notes
             )
 
-    # Scaling adapters, one per component that asks for one (an opt-in: see RenderSettings).
-    if config.scaling_adapters:
-        for component in dgd.components:
-            if component.spec.scaling_adapter is not None:
-                objects.append(
-                    companions.scaling_adapter(dgd.name, dgd.namespace, component.name, component.spec.replicas)
-                )
+    return objects + _render_scaling_adapters(dgd, config)
+
+
+def render_shared_resources(dgd: DGD, config: RenderConfig, cluster: ClusterState) -> list[dict[str, Any]]:
+    """The DGD's shared resources, the same for both pathways, in the controller's order.
+
+    Planner (and EPP) RBAC in cluster-wide mode, discovery RBAC, the GPU Memory Service claim
+    templates, the EPP resources, then the wait-for-leader ConfigMap when any component is
+    multinode.
+    Mirrors: internal/controller/dgd_shared_resources_reconciler.go Reconcile
+    """
+    from renderer.graph.gms_claims import render_gms_claim_templates
+
+    objects: list[dict[str, Any]] = []
+    operator = config.operator
+    if not operator.namespace.restricted:
+        objects += companions.service_account_with_cluster_role(
+            consts.PLANNER_SERVICE_ACCOUNT_NAME, dgd.namespace, operator.rbac.planner_cluster_role_name
+        )
+        if dgd.has_epp():
+            objects += companions.service_account_with_cluster_role(
+                consts.EPP_SERVICE_ACCOUNT_NAME, dgd.namespace, operator.rbac.epp_cluster_role_name
+            )
+    # Top-level PVCs a converted v1alpha1 DGD declares.
+    from renderer.admission.v1alpha1.alpha_view import dgd_preserved_pvcs
+    from renderer.objects.alpha_pvcs import render_preserved_pvcs
+
+    objects += render_preserved_pvcs(dgd_preserved_pvcs(dgd.source), dgd.namespace, cluster)
+    if is_k8s_discovery_enabled(operator.discovery.backend, dgd.annotations):
+        objects += companions.discovery_rbac(dgd.name, dgd.namespace)
+
+    # GPU Memory Service: one ResourceClaimTemplate per GMS component (DRA required).
+    objects += render_gms_claim_templates(dgd, config, cluster)
+
+    # EPP resources: its config, the InferencePool and, with the Istio mesh, a DestinationRule.
+    epp_component = next((c for c in dgd.components if c.type == consts.COMPONENT_TYPE_EPP), None)
+    if epp_component is not None:
+        objects += _render_epp_resources(dgd, epp_component, config)
+    if dgd.has_multinode():
+        objects.append(companions.wait_leader_config_map(dgd.name, dgd.namespace))
     return objects
+
+
+def _render_scaling_adapters(dgd: DGD, config: RenderConfig) -> list[dict[str, Any]]:
+    """One scaling adapter per component that asks for one (an opt-in: see RenderSettings).
+
+    Mirrors: internal/controller/dgd_scaling_adapters_reconciler.go Reconcile
+    """
+    if not config.scaling_adapters:
+        return []
+    return [
+        companions.scaling_adapter(dgd.name, dgd.namespace, component.name, component.spec.replicas)
+        for component in dgd.components
+        if component.spec.scaling_adapter is not None
+    ]
 
 
 def _render_epp_resources(dgd: DGD, component: Component, config: RenderConfig) -> list[dict[str, Any]]:

@@ -163,9 +163,14 @@ def ingress_spec(dcd: DCD, config: IngressConfiguration) -> IngressSpec | None:
     parent = dcd.owner_dgd or dcd.labels.get(consts.LABEL_GRAPH_DEPLOYMENT_NAME, "")
     if not parent:
         return None
+    return default_ingress_spec(parent, config)
+
+
+def default_ingress_spec(dgd_name: str, config: IngressConfiguration) -> IngressSpec:
+    """Mirrors: internal/dynamo/graph.go GenerateDefaultIngressSpec."""
     return IngressSpec(
         enabled=bool(config.virtual_service_gateway or config.controller_class_name),
-        host=parent,
+        host=dgd_name,
         use_virtual_service=bool(config.virtual_service_gateway),
         virtual_service_gateway=config.virtual_service_gateway or None,
         ingress_class_name=config.controller_class_name or None,
@@ -176,9 +181,17 @@ def ingress_spec(dcd: DCD, config: IngressConfiguration) -> IngressSpec | None:
 
 def render_ingress(dcd: DCD, spec: IngressSpec | None) -> dict[str, Any] | None:
     """Mirrors: internal/dynamo/graph.go GenerateComponentIngress (via generateIngress)."""
+    return render_named_ingress(dcd.name, dcd.namespace, spec)
+
+
+def render_named_ingress(resource_name: str, namespace: str, spec: IngressSpec | None) -> dict[str, Any] | None:
+    """The frontend Ingress named after ``resource_name``, or None when ingress is off.
+
+    Mirrors: internal/dynamo/graph.go GenerateComponentIngress.
+    """
     if spec is None or not spec.enabled or spec.ingress_class_name is None:
         return None
-    name = normalize_kube_resource_name(dcd.name)
+    name = normalize_kube_resource_name(resource_name)
     host = spec.full_host()
     ingress_spec: dict[str, Any] = {
         "ingressClassName": spec.ingress_class_name,
@@ -202,7 +215,7 @@ def render_ingress(dcd: DCD, spec: IngressSpec | None) -> dict[str, Any] | None:
     return {
         "apiVersion": "networking.k8s.io/v1",
         "kind": "Ingress",
-        "metadata": object_meta(name, dcd.namespace),
+        "metadata": object_meta(name, namespace),
         "spec": ingress_spec,
     }
 
@@ -212,14 +225,24 @@ def render_virtual_service(dcd: DCD, spec: IngressSpec | None, config: IngressCo
 
     Mirrors: internal/dynamo/graph.go GenerateComponentVirtualService (via generateVirtualService).
     """
+    return render_named_virtual_service(dcd.name, dcd.namespace, spec, config)
+
+
+def render_named_virtual_service(
+    resource_name: str, namespace: str, spec: IngressSpec | None, config: IngressConfiguration
+) -> dict[str, Any] | None:
+    """The frontend VirtualService named after ``resource_name``, or None when it is off.
+
+    Mirrors: internal/dynamo/graph.go GenerateComponentVirtualService.
+    """
     if not config.virtual_service_gateway or spec is None or not spec.virtual_service_enabled:
         return None
     assert spec.virtual_service_gateway is not None
-    name = normalize_kube_resource_name(dcd.name)
+    name = normalize_kube_resource_name(resource_name)
     return {
         "apiVersion": "networking.istio.io/v1beta1",
         "kind": "VirtualService",
-        "metadata": object_meta(name, dcd.namespace),
+        "metadata": object_meta(name, namespace),
         "spec": {
             "hosts": [spec.full_host()],
             "gateways": [spec.virtual_service_gateway],

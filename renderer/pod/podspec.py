@@ -20,6 +20,7 @@ from renderer import consts
 from renderer.admission.api import DCD
 from renderer.pod.backends import BackendContext, get_backend
 from renderer.pod import failover, gms
+from renderer.pod.backends.common import LWS, Deployer
 from renderer.pod.checkpoint import CheckpointInfo, apply_probe_cadence
 from renderer.cluster.state import ClusterState
 from renderer.pod.components import ComponentContext, base_container, base_pod_spec, frontend_container
@@ -330,11 +331,13 @@ def generate_base_pod_spec(
     cluster: ClusterState,
     gpu_count: Callable[[], int],
     checkpoint: CheckpointInfo | None = None,
+    deployer: Deployer = LWS,
 ) -> dict[str, Any]:
     """The pod spec the operator builds for one role of a DCD.
 
     ``workload_type`` replaces ``spec.type`` for the defaults, env and worker hash (legacy
-    worker selectors); the backend framework still comes from the original type.
+    worker selectors); the backend framework still comes from the original type. ``deployer``
+    is the multinode deployer: LeaderWorkerSet on the DCD path, Grove on the Grove pathway.
     Mirrors: internal/dynamo/graph.go GenerateBasePodSpecForController + GenerateBasePodSpec.
     """
     framework = backend_framework(dcd)
@@ -378,6 +381,7 @@ def generate_base_pod_spec(
         mpi_ssh_secret_name=operator.mpi.ssh_secret_name,
         compilation_cache_mount_path=cache_mount_path,
         gpu_count=gpu_count,
+        deployer=deployer,
     )
     container = backend.update_container(container, backend_ctx)
     container = apply_probe_cadence(container, workload_type, checkpoint)

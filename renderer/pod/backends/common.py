@@ -1,6 +1,7 @@
-"""What every backend receives, and the LWS multinode deployer.
+"""What every backend receives, and the multinode deployers (LeaderWorkerSet and Grove).
 
-Mirrors: internal/dynamo/graph.go Backend and MultinodeDeployer interfaces, internal/dynamo/lws.go.
+Mirrors: internal/dynamo/graph.go Backend and MultinodeDeployer interfaces, internal/dynamo/lws.go,
+internal/dynamo/grove.go GroveMultinodeDeployer.
 """
 
 from __future__ import annotations
@@ -58,6 +59,62 @@ class LWSDeployer:
 
 LWS = LWSDeployer()
 
+GROVE_ROLE_SUFFIX_LEADER = "ldr"
+GROVE_ROLE_SUFFIX_WORKER = "wkr"
+GROVE_ROLE_SUFFIX_GMS = "gms"
+
+
+@dataclass(frozen=True)
+class GroveDeployer:
+    """Host names and node rank inside a Grove PodCliqueScalingGroup.
+
+    Grove injects ``GROVE_PCSG_NAME``, ``GROVE_PCSG_INDEX``, ``GROVE_PCLQ_POD_INDEX`` and
+    ``GROVE_HEADLESS_SERVICE`` into every pod, and each pod of a clique is reachable as
+    ``<pcsg>-<index>-<clique>-<pod index>.<headless service>``. The leader clique holds one pod
+    (``<component>-ldr``), the worker clique the other ``nodes - 1`` pods (``<component>-wkr``),
+    so a worker's node rank is its pod index plus one: shell arithmetic, hence the shell flag.
+
+    The inter-pod GPU Memory Service layout (``inter_pod_gms``) has one engine clique per rank
+    whose pods at the same index form one group; its leader address uses the pod's own index and
+    its rank is the clique's fixed ``rank``. That layout is rendered by the GMS pathway.
+    Mirrors: internal/dynamo/grove.go GroveMultinodeDeployer.
+    """
+
+    inter_pod_gms: bool = False
+    rank: int = 0
+
+    def leader_hostname(self, service_name: str) -> str:
+        index = "$(GROVE_PCLQ_POD_INDEX)" if self.inter_pod_gms else "0"
+        return (
+            f"$(GROVE_PCSG_NAME)-$(GROVE_PCSG_INDEX)-{service_name.lower()}-{GROVE_ROLE_SUFFIX_LEADER}-{index}"
+            ".$(GROVE_HEADLESS_SERVICE)"
+        )
+
+    def node_rank(self) -> tuple[str, bool]:
+        if self.inter_pod_gms:
+            return str(self.rank), False
+        return "$((GROVE_PCLQ_POD_INDEX + 1))", True
+
+    def needs_dns_wait(self) -> bool:
+        return False
+
+    def host_names(self, service_name: str, number_of_nodes: int) -> list[str]:
+        hosts = [self.leader_hostname(service_name)]
+        lower = service_name.lower()
+        if self.inter_pod_gms:
+            for rank in range(1, number_of_nodes):
+                hosts.append(
+                    f"$(GROVE_PCSG_NAME)-$(GROVE_PCSG_INDEX)-{lower}-{GROVE_ROLE_SUFFIX_WORKER}-{rank}"
+                    "-$(GROVE_PCLQ_POD_INDEX).$(GROVE_HEADLESS_SERVICE)"
+                )
+        else:
+            for i in range(number_of_nodes - 1):
+                hosts.append(f"$(GROVE_PCSG_NAME)-$(GROVE_PCSG_INDEX)-{lower}-{GROVE_ROLE_SUFFIX_WORKER}-{i}.$(GROVE_HEADLESS_SERVICE)")
+        return hosts
+
+
+GROVE = GroveDeployer()
+
 
 @dataclass(frozen=True)
 class BackendContext:
@@ -66,7 +123,7 @@ class BackendContext:
     ``gpu_count`` is lazy: it is only called when a backend needs the count, exactly as the
     operator resolves it at most once and only on demand. ``deployer`` is the
     LeaderWorkerSet deployer on the DCD path, for every role (the operator passes "lws"
-    even when it renders a Deployment pod).
+    even when it renders a Deployment pod), and the Grove deployer on the Grove pathway.
     """
 
     number_of_nodes: int

@@ -1,0 +1,584 @@
+"""The Grove pathway: a DGD rendered as one ``grove.io/v1alpha1`` PodCliqueSet.
+
+A DGD routed to Grove (the Grove gate on, no ``nvidia.com/enable-grove: "false"``) gets no
+DCDs. The DGD controller's Grove program renders every component into cliques of one
+PodCliqueSet: one clique per component and role (``<component>`` for a single-node
+component; ``<component>-ldr`` and ``<component>-wkr`` for a multinode one), with a
+PodCliqueScalingGroup wherever the component needs one (multinode, or forced). The pods are
+the same base pod specs the DCD path builds, with the Grove multinode deployer.
+
+Extension points for the GPU Memory Service and inter-pod failover pathway: ``expand_roles``
+(the per-rank GMS weight-server and engine cliques), ``gms_clique_pod_spec`` (the weight-server
+pod), ``gms_scaling_group_extras`` (resource sharing and claim templates); each refuses today.
+
+Mirrors: internal/dynamo/graph.go GenerateGrovePodCliqueSet, buildCliqueForRole,
+expandRolesForComponent (and its expand* helpers), LongestPodCliqueNameForDGDComponent,
+PCSNameForDGD, applyCliqueStartupDependencies, getCliqueStartupDependencies,
+buildGroveScalingGroupConfig, groveUpdateStrategyFromAnnotations, generatePodSpecForRole,
+generateLabels, generateAnnotations, resolveGroveSchedulerQueue, setMetricsLabels;
+internal/dynamo/grove.go specToGroveTopologyConstraint, toGroveTopologyConstraint,
+injectKaiSchedulerIfEnabled, injectVolcanoSchedulerIfEnabled, injectVolcanoQueueAnnotation,
+resolveKaiSchedulerQueueName, resolveVolcanoQueueName;
+internal/controller/dgd_grove_workload_renderer.go Render (fresh install: no existing
+PodCliqueSet, so the worker hash is applied to the worker components).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from renderer import consts
+from renderer.admission.api import DCD, DynamoComponentDeploymentSharedSpec, parse_dcd
+from renderer.cluster.state import ClusterState
+from renderer.config import RenderConfig
+from renderer.graph.gohash import format_go_duration, parse_go_duration
+from renderer.objects.workloads import go_encode
+from renderer.pod.backends.common import (
+    GROVE_ROLE_SUFFIX_LEADER,
+    GROVE_ROLE_SUFFIX_WORKER,
+    GroveDeployer,
+)
+from renderer.pod.gpus import main_container_gpu_count
+from renderer.pod.labels import discovery_backend, is_worker_component
+from renderer.pod.naming import hash_model_name
+from renderer.pod.podspec import generate_base_pod_spec
+from renderer.results import RenderError, Result, Severity, unsupported
+
+if TYPE_CHECKING:
+    from renderer.graph.dgd import DGD, Component
+
+GROVE_API_VERSION = "grove.io/v1alpha1"
+PODCLIQUESET_KIND = "PodCliqueSet"
+STARTUP_ANY_ORDER = "CliqueStartupTypeAnyOrder"
+STARTUP_EXPLICIT = "CliqueStartupTypeExplicit"
+UPDATE_STRATEGY_ANNOTATION = "nvidia.com/grove-update-strategy"
+UPDATE_STRATEGIES = ("RollingRecreate", "OnDelete")
+# A pod is named <pcs>-<index>-<pcsg>-<index>-<clique>-<suffix>; Grove leaves this much for the names.
+MAX_COMBINED_NAME_LENGTH = 45
+_MIN_PCS_NAME_LENGTH = 8
+
+KAI_SCHEDULER_NAME = "kai-scheduler"
+KAI_QUEUE_ANNOTATION = "nvidia.com/kai-scheduler-queue"
+KAI_QUEUE_LABEL = "kai.scheduler/queue"
+DEFAULT_KAI_QUEUE = "dynamo"
+VOLCANO_SCHEDULER_NAME = "volcano"
+VOLCANO_QUEUE_ANNOTATION = "nvidia.com/volcano-queue"
+GROVE_VOLCANO_QUEUE_ANNOTATION = "scheduling.grove.io/volcano-queue"
+
+
+# ---------------------------------------------------------------------------------------------
+# Names and roles
+
+
+def uses_scaling_group(spec: DynamoComponentDeploymentSharedSpec) -> bool:
+    """Multinode, inter-pod GMS, or a forced scaling group.
+
+    Mirrors: api/v1beta1 DynamoComponentDeploymentSharedSpec.UsesPCSG.
+    """
+    return spec.number_of_nodes > 1 or is_inter_pod_gms(spec) or is_scaling_group_forced(spec)
+
+
+def is_inter_pod_gms(spec: DynamoComponentDeploymentSharedSpec) -> bool:
+    """Mirrors: api/v1beta1 DynamoComponentDeploymentSharedSpec.IsInterPodGMSEnabled."""
+    experimental = spec.experimental
+    return experimental is not None and experimental.gpu_memory_service is not None and experimental.gpu_memory_service.mode == "InterPod"
+
+
+def is_inter_pod_failover(spec: DynamoComponentDeploymentSharedSpec) -> bool:
+    """Mirrors: api/v1beta1 DynamoComponentDeploymentSharedSpec.IsInterPodFailoverEnabled."""
+    experimental = spec.experimental
+    return experimental is not None and experimental.failover is not None and experimental.failover.mode == "InterPod"
+
+
+def is_scaling_group_forced(spec: DynamoComponentDeploymentSharedSpec) -> bool:
+    """Mirrors: api/v1beta1 DynamoComponentDeploymentSharedSpec.IsGroveScalingGroupForced."""
+    experimental = spec.experimental
+    return experimental is not None and experimental.grove is not None and experimental.grove.force_scaling_group
+
+
+@dataclass(frozen=True)
+class ServiceRole:
+    """One clique of a component: its name, pod role, replica count and static rank.
+
+    Mirrors: internal/dynamo/graph.go ServiceRole.
+    """
+
+    name: str
+    role: str
+    replicas: int
+    rank: int = 0
+
+
+def expand_roles(name: str, spec: DynamoComponentDeploymentSharedSpec) -> list[ServiceRole]:
+    """The cliques of one component, in clique order.
+
+    Single node: one clique of ``replicas`` pods (one pod when the scaling group is forced: the
+    group then carries the replicas). Multinode: a one-pod leader clique and a worker clique of
+    ``nodes - 1`` pods, replicated together by the scaling group.
+    Mirrors: internal/dynamo/graph.go expandRolesForComponent, expandSingleNodeRoles,
+    expandSingleNodeScalingGroupRoles, expandMultinodeRoles.
+    """
+    nodes = spec.number_of_nodes
+    if is_inter_pod_gms(spec):
+        return expand_gms_roles(name, spec)
+    if nodes > 1:
+        return [
+            ServiceRole(f"{name}-{GROVE_ROLE_SUFFIX_LEADER}", consts.ROLE_LEADER, 1),
+            ServiceRole(f"{name}-{GROVE_ROLE_SUFFIX_WORKER}", consts.ROLE_WORKER, nodes - 1),
+        ]
+    if is_scaling_group_forced(spec):
+        return [ServiceRole(name, consts.ROLE_MAIN, 1)]
+    return [ServiceRole(name, consts.ROLE_MAIN, spec.replicas if spec.replicas is not None else 1)]
+
+
+def expand_gms_roles(name: str, spec: DynamoComponentDeploymentSharedSpec) -> list[ServiceRole]:
+    """Extension point: the inter-pod GPU Memory Service layout (a weight-server clique per rank).
+
+    Mirrors: internal/dynamo/graph.go expandSingleNodeGMSRoles, expandMultinodeGMSRoles
+    (not ported: GMS belongs to the GPU Memory Service pathway).
+    """
+    raise RenderError(
+        "not supported yet: inter-pod GPU Memory Service cliques (weight-server pods) on the Grove pathway",
+        "experimental.gpuMemoryService.mode",
+    )
+
+
+def longest_clique_name(name: str, spec: DynamoComponentDeploymentSharedSpec) -> str:
+    """Mirrors: internal/dynamo/graph.go LongestPodCliqueNameForDGDComponent."""
+    longest = name.lower()
+    if not uses_scaling_group(spec):
+        return longest
+    try:
+        roles = expand_roles(name, spec)
+    except RenderError:
+        return longest
+    for role in roles:
+        if len(role.name) > len(longest):
+            longest = role.name.lower()
+    return longest
+
+
+def pcs_name(dgd_name: str, components: Sequence[DynamoComponentDeploymentSharedSpec]) -> str:
+    """The DGD name, cut with a 4-hex FNV-1a suffix when it leaves too little room for the cliques.
+
+    Mirrors: internal/dynamo/graph.go PCSNameForDGD.
+    """
+    budget_used = 0
+    for spec in components:
+        name = spec.name or ""
+        used = len(name.lower())
+        if uses_scaling_group(spec):
+            used += len(longest_clique_name(name, spec))
+        budget_used = max(budget_used, used)
+    budget = max(MAX_COMBINED_NAME_LENGTH - budget_used, _MIN_PCS_NAME_LENGTH)
+    if len(dgd_name) <= budget:
+        return dgd_name
+    return f"{dgd_name[: budget - 5]}-{_fnv32a(dgd_name.encode()) & 0xFFFF:04x}"
+
+
+def _fnv32a(data: bytes) -> int:
+    value = 0x811C9DC5
+    for byte in data:
+        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return value
+
+
+def combined_name_length(dgd_name: str, components: Sequence[DynamoComponentDeploymentSharedSpec], spec: DynamoComponentDeploymentSharedSpec) -> tuple[int, str]:
+    """Mirrors: internal/webhook/validation/dynamographdeployment_helpers.go dgdComponentResourceNameLength."""
+    name = spec.name or ""
+    length = len(pcs_name(dgd_name, components)) + len(name.lower())
+    detail = "PCS name + component name"
+    if uses_scaling_group(spec):
+        longest = longest_clique_name(name, spec)
+        length += len(longest)
+        detail = f'PCS name + PCSG name + longest PodClique name "{longest}"'
+    return length, detail
+
+
+# ---------------------------------------------------------------------------------------------
+# PodCliqueSet-level settings
+
+
+def update_strategy(annotations: dict[str, str]) -> str | None:
+    """The ``nvidia.com/grove-update-strategy`` annotation, checked.
+
+    Mirrors: internal/dynamo/graph.go groveUpdateStrategyFromAnnotations.
+    """
+    value = annotations.get(UPDATE_STRATEGY_ANNOTATION)
+    if value is None:
+        return None
+    if value not in UPDATE_STRATEGIES:
+        raise RenderError(
+            f'unsupported Grove update strategy annotation "{UPDATE_STRATEGY_ANNOTATION}"="{value}": supported values '
+            f'are "{UPDATE_STRATEGIES[0]}" and "{UPDATE_STRATEGIES[1]}"',
+            f"metadata.annotations[{UPDATE_STRATEGY_ANNOTATION}]",
+        )
+    return value
+
+
+def resolve_scheduler_queue(annotations: dict[str, str], config: RenderConfig, notes: list[Result]) -> str:
+    """The KAI queue (annotation, else ``dynamo``); both scheduler integrations on is an error.
+
+    The operator also checks that the Queue exists in the cluster; offline that is assumed and
+    noted.
+    Mirrors: internal/dynamo/graph.go resolveGroveSchedulerQueue and internal/dynamo/grove.go
+    resolveKaiSchedulerQueueName (DetermineKaiSchedulerQueue's cluster check is not made).
+    """
+    if config.kai_scheduler_enabled and config.volcano_scheduler_enabled:
+        raise RenderError(
+            "kai-scheduler and volcano scheduler integrations cannot both be enabled for Grove",
+            "orchestrators.kaiScheduler.enabled",
+        )
+    if not config.kai_scheduler_enabled:
+        return ""
+    queue = (annotations.get(KAI_QUEUE_ANNOTATION) or "").strip() or DEFAULT_KAI_QUEUE
+    notes.append(
+        Result(
+            f'kai-scheduler queue "{queue}" is assumed to exist (the operator checks the scheduling.run.ai Queue in the cluster)',
+            severity=Severity.INFO,
+        )
+    )
+    return queue
+
+
+def spec_topology_constraint(cluster_topology_name: str, pack_domain: str | None) -> dict[str, Any] | None:
+    """Mirrors: internal/dynamo/grove.go specToGroveTopologyConstraint, groveTopologyConstraint."""
+    if not pack_domain:
+        return None
+    constraint: dict[str, Any] = {"pack": {"required": pack_domain}}
+    if cluster_topology_name:
+        constraint = {"topologyName": cluster_topology_name, **constraint}
+    return constraint
+
+
+def component_topology_constraint(spec: DynamoComponentDeploymentSharedSpec, dgd: DGD) -> dict[str, Any] | None:
+    """A component's pack domain; it names the topology itself only when the PCS has no pack.
+
+    Mirrors: internal/dynamo/grove.go toGroveTopologyConstraint.
+    """
+    if spec.topology_constraint is None or not spec.topology_constraint.pack_domain:
+        return None
+    deployment = dgd.spec.topology_constraint
+    topology = deployment.cluster_topology_name if deployment is not None and not deployment.pack_domain else ""
+    return spec_topology_constraint(topology, spec.topology_constraint.pack_domain)
+
+
+# ---------------------------------------------------------------------------------------------
+# Cliques
+
+
+def clique_labels(dgd: DGD, component: Component, template_labels: dict[str, str], config: RenderConfig) -> dict[str, str]:
+    """System labels, then the DGD's spec labels and the pod template's, then system labels again.
+
+    Mirrors: internal/dynamo/graph.go generateLabels and setMetricsLabels (metrics follow the
+    DGD's own ``nvidia.com/enable-metrics`` annotation).
+    """
+    system: dict[str, str] = {
+        consts.LABEL_SELECTOR: f"{dgd.name}-{component.name.lower()}",
+        consts.LABEL_GRAPH_DEPLOYMENT_NAME: dgd.name,
+        consts.LABEL_COMPONENT: component.name,
+    }
+    if component.type:
+        system[consts.LABEL_COMPONENT_TYPE] = component.type
+    if dgd.has_epp() and is_worker_component(component.type):
+        system[consts.LABEL_COMPONENT_CLASS] = "worker"
+    if component.type in (consts.COMPONENT_TYPE_PREFILL, consts.COMPONENT_TYPE_DECODE):
+        system[consts.LABEL_SUB_COMPONENT_TYPE] = component.type
+    system[consts.LABEL_NAMESPACE] = dgd.dynamo_namespace(component)
+    labels = dict(system)
+    model = component.spec.model_ref
+    if model is not None and model.name:
+        labels[consts.LABEL_BASE_MODEL_HASH] = hash_model_name(model.name)
+    if dgd.annotations.get(consts.ANNOTATION_ENABLE_METRICS) != consts.LABEL_VALUE_FALSE:
+        labels[consts.LABEL_METRICS_ENABLED] = consts.LABEL_VALUE_TRUE
+    labels.update(dgd.spec.labels or {})
+    labels.update(template_labels)
+    labels.update(system)
+    if template_labels.get(consts.LABEL_WORKER_HASH):
+        labels[consts.LABEL_WORKER_HASH] = template_labels[consts.LABEL_WORKER_HASH]
+    if discovery_backend(config.operator.discovery.backend, dgd.annotations) == consts.DISCOVERY_BACKEND_KUBERNETES:
+        labels[consts.LABEL_DISCOVERY_BACKEND] = consts.DISCOVERY_BACKEND_KUBERNETES
+        labels[consts.LABEL_DISCOVERY_ENABLED] = consts.LABEL_VALUE_TRUE
+    return labels
+
+
+def clique_annotations(dgd: DGD, component: Component, template_annotations: dict[str, str]) -> dict[str, str]:
+    """The DGD's spec annotations under the pod template's; topology keys only from the KV policy.
+
+    Mirrors: internal/dynamo/graph.go generateAnnotations and the annotation steps of
+    buildCliqueForRole (applyKvTransferPolicyTopologyAnnotations).
+    """
+    annotations = dict(dgd.spec.annotations or {})
+    annotations.update(template_annotations)
+    for key in consts.TOPOLOGY_SOURCE_ANNOTATION_KEYS:
+        annotations.pop(key, None)
+    kvt = dgd.spec.experimental.kv_transfer_policy if dgd.spec.experimental is not None else None
+    if kvt is not None and is_worker_component(component.type) and (kvt.label_key or kvt.cluster_topology_name):
+        if kvt.label_key:
+            annotations[consts.ANNOTATION_TOPOLOGY_LABEL_KEY] = kvt.label_key
+        if kvt.cluster_topology_name:
+            annotations[consts.ANNOTATION_TOPOLOGY_CLUSTER_TOPOLOGY_NAME] = kvt.cluster_topology_name
+    return annotations
+
+
+def gms_clique_pod_spec(role: ServiceRole, component: Component) -> dict[str, Any]:
+    """Extension point: the GMS weight-server pod of one rank.
+
+    Mirrors: internal/dynamo/graph.go generatePodSpecForRole (RoleGMS branch), gmsWeightServerPodSpec
+    (not ported: GMS belongs to the GPU Memory Service pathway).
+    """
+    raise RenderError("not supported yet: GMS weight-server pods on the Grove pathway", f"{component.path}.experimental.gpuMemoryService")
+
+
+def render_clique(
+    role: ServiceRole,
+    dgd: DGD,
+    component: Component,
+    dcd: DCD,
+    config: RenderConfig,
+    cluster: ClusterState,
+    gpu_count: Callable[[], int],
+    kai_queue: str,
+) -> dict[str, Any]:
+    """One PodCliqueTemplateSpec: the role's pod spec, replicas, minAvailable, labels, scheduler.
+
+    ``minAvailable`` is 1, or the component's own for a clique outside a scaling group; a
+    multinode clique needs all of its pods (its replica count). The scheduler integrations set
+    ``schedulerName`` unless the user chose another scheduler, and KAI adds its queue label.
+    Mirrors: internal/dynamo/graph.go buildCliqueForRole, generatePodSpecForRole;
+    internal/dynamo/grove.go injectKaiSchedulerIfEnabled, injectVolcanoSchedulerIfEnabled.
+    """
+    spec = component.spec
+    if role.role == "gms":
+        pod_spec = gms_clique_pod_spec(role, component)
+    else:
+        pod_spec = generate_base_pod_spec(
+            dcd, component.type, role.role, config.operator, cluster, gpu_count, None, GroveDeployer()
+        )
+    scaling_group = uses_scaling_group(spec)
+    min_available = 1
+    if not scaling_group and spec.min_available is not None:
+        min_available = spec.min_available
+    if spec.number_of_nodes > 1 and not is_inter_pod_failover(spec):
+        min_available = role.replicas
+
+    # Scheduler integrations: only over no scheduler or their own.
+    if config.kai_scheduler_enabled and pod_spec.get("schedulerName", "") in ("", KAI_SCHEDULER_NAME):
+        pod_spec["schedulerName"] = KAI_SCHEDULER_NAME
+    elif config.volcano_scheduler_enabled and pod_spec.get("schedulerName", "") in ("", VOLCANO_SCHEDULER_NAME):
+        pod_spec["schedulerName"] = VOLCANO_SCHEDULER_NAME
+
+    clique_spec: dict[str, Any] = {
+        "roleName": role.name.lower(),
+        "podSpec": go_encode("PodSpec", pod_spec, f"{component.path}.podTemplate.spec"),
+        "replicas": role.replicas,
+        "minAvailable": min_available,
+    }
+    labels = clique_labels(dgd, component, dcd.pod_template_labels, config)
+    if config.kai_scheduler_enabled and pod_spec.get("schedulerName") == KAI_SCHEDULER_NAME:
+        labels[KAI_QUEUE_LABEL] = kai_queue
+    clique: dict[str, Any] = {"name": role.name.lower(), "labels": labels}
+    annotations = clique_annotations(dgd, component, dcd.pod_template_annotations)
+    if annotations:
+        clique["annotations"] = annotations
+    if not scaling_group:
+        constraint = component_topology_constraint(spec, dgd)
+        if constraint is not None:
+            clique["topologyConstraint"] = constraint
+    clique["spec"] = clique_spec
+    return clique
+
+
+def apply_startup_dependencies(cliques: list[dict[str, Any]], roles: list[ServiceRole], framework: str, nodes: int) -> bool:
+    """Multinode start order: vLLM/SGLang workers after their leader, TRT-LLM's leader after its workers.
+
+    Returns True when any clique got a dependency (the PodCliqueSet then starts explicitly).
+    Mirrors: internal/dynamo/graph.go applyCliqueStartupDependencies, getCliqueStartupDependencies
+    (the inter-pod GMS ordering belongs to the GMS pathway).
+    """
+    if not (framework == consts.BACKEND_TRTLLM and nodes > 1):
+        return False
+    by_name = {r.name.lower(): r for r in roles}
+    leader = next((r.name.lower() for r in roles if r.role == consts.ROLE_LEADER), "")
+    workers = [r.name.lower() for r in roles if r.role == consts.ROLE_WORKER]
+    found = False
+    for clique in cliques:
+        role = by_name.get(clique["name"])
+        if role is None:
+            continue
+        after = startup_dependencies(role.role, framework, leader, workers)
+        if after:
+            clique["spec"]["startsAfter"] = after
+            found = True
+    return found
+
+
+def startup_dependencies(role: str, framework: str, leader: str, workers: list[str]) -> list[str]:
+    """Mirrors: internal/dynamo/graph.go getCliqueStartupDependencies."""
+    if framework in (consts.BACKEND_VLLM, consts.BACKEND_SGLANG):
+        if role == consts.ROLE_WORKER and leader:
+            return [leader]
+    elif framework == consts.BACKEND_TRTLLM:
+        if role == consts.ROLE_LEADER and workers:
+            return list(workers)
+    return []
+
+
+def scaling_group_config(component: Component, dgd: DGD, clique_names: list[str]) -> dict[str, Any]:
+    """One PodCliqueScalingGroup config: the component's cliques, replicas and minAvailable.
+
+    Mirrors: internal/dynamo/graph.go buildGroveScalingGroupConfig (checkpoint gating and GMS
+    resource sharing belong to their own pathways).
+    """
+    spec = component.spec
+    config: dict[str, Any] = {"name": component.name.lower(), "cliqueNames": clique_names}
+    if spec.replicas is not None:
+        config["replicas"] = spec.replicas
+    config["minAvailable"] = spec.min_available if spec.min_available is not None else 1
+    constraint = component_topology_constraint(spec, dgd)
+    if constraint is not None:
+        config["topologyConstraint"] = constraint
+    return config
+
+
+# ---------------------------------------------------------------------------------------------
+# The PodCliqueSet
+
+
+def grove_component_dcd(dgd: DGD, component: Component, obj: dict[str, Any], config: RenderConfig) -> DCD:
+    """The component as the Grove renderer reads it, as a DCD for the shared pod-spec builder.
+
+    From the generated DCD of the component pathway (DGD env, KV policy, propagated
+    annotations and spec metadata, worker hash): the backend framework is only the DGD's
+    explicit one (the Grove path detects per component), and the pod template also carries the
+    Dynamo namespace label and the discovery-backend annotation the Grove renderer sets.
+    Mirrors: internal/dynamo/graph.go GenerateGrovePodCliqueSet (per-component preparation),
+    getBackendFrameworkFromComponent, generatePodSpecForComponent.
+    """
+    obj = copy.deepcopy(obj)
+    spec = obj["spec"]
+    spec.pop("backendFramework", None)
+    if dgd.spec.backend_framework:
+        spec["backendFramework"] = dgd.spec.backend_framework
+    template = spec["podTemplate"]
+    template["metadata"]["labels"][consts.LABEL_NAMESPACE] = dgd.dynamo_namespace(component)
+    backend = discovery_backend(config.operator.discovery.backend, dgd.annotations)
+    if backend:
+        template["metadata"]["annotations"][consts.ANNOTATION_DISCOVERY_BACKEND] = backend
+    dcd, results = parse_dcd(obj, dgd.namespace, config.checkpoint_enabled, admission=False)
+    if dcd is None:
+        first = next((r for r in results if r.is_error), None)
+        raise RenderError(first.message if first else "component is invalid", first.field if first and first.field else component.path)
+    return dcd
+
+
+def render_pod_clique_set(
+    dgd: DGD, config: RenderConfig, cluster: ClusterState, worker_hash: str, notes: list[Result]
+) -> dict[str, Any]:
+    """The DGD's PodCliqueSet, as the operator creates it for a new DGD.
+
+    Mirrors: internal/dynamo/graph.go GenerateGrovePodCliqueSet.
+    """
+    from renderer.graph.dgd import generate_dcds
+
+    specs = [c.spec for c in dgd.components]
+    labels = dict(dgd.spec.labels or {})
+    labels[consts.LABEL_GRAPH_DEPLOYMENT_NAME] = dgd.name
+    metadata: dict[str, Any] = {"name": pcs_name(dgd.name, specs), "namespace": dgd.namespace, "labels": labels}
+    annotations = dict(dgd.spec.annotations or {})
+    # Volcano reads its queue from the PodCliqueSet; KAI's goes on each clique.
+    if config.volcano_scheduler_enabled:
+        queue = (dgd.annotations.get(VOLCANO_QUEUE_ANNOTATION) or "").strip()
+        if queue:
+            annotations[GROVE_VOLCANO_QUEUE_ANNOTATION] = queue
+    if annotations:
+        metadata["annotations"] = annotations
+    spec: dict[str, Any] = {"replicas": 1}
+    strategy = update_strategy(dgd.annotations)
+    if strategy is not None:
+        spec["updateStrategy"] = {"type": strategy}
+    template: dict[str, Any] = {
+        "headlessServiceConfig": {"publishNotReadyAddresses": True},
+        "cliqueStartupType": STARTUP_ANY_ORDER,
+    }
+    if dgd.spec.priority_class_name:
+        template["priorityClassName"] = dgd.spec.priority_class_name
+    delay = parse_go_duration(config.operator.orchestrators.grove.termination_delay or "0s")
+    if delay > 0:
+        template["terminationDelay"] = format_go_duration(delay)
+    if dgd.spec.topology_constraint is not None:
+        constraint = spec_topology_constraint(dgd.spec.topology_constraint.cluster_topology_name, dgd.spec.topology_constraint.pack_domain)
+        if constraint is not None:
+            template["topologyConstraint"] = constraint
+    kai_queue = resolve_scheduler_queue(dgd.annotations, config, notes)
+    kvt = dgd.spec.experimental.kv_transfer_policy if dgd.spec.experimental is not None else None
+    if kvt is not None and kvt.cluster_topology_name:
+        raise RenderError(
+            unsupported("spec.experimental.kvTransferPolicy.clusterTopologyName", "the ClusterTopologyBinding domains the Grove renderer reads from the cluster").message,
+            "spec.experimental.kvTransferPolicy.clusterTopologyName",
+        )
+
+    cliques: list[dict[str, Any]] = []
+    scaling_groups: list[dict[str, Any]] = []
+    explicit = False
+    for component, obj in generate_dcds(dgd, worker_hash):
+        try:
+            dcd = grove_component_dcd(dgd, component, obj, config)
+            framework = _backend_framework(dcd)
+            gpu_count = _once(_gpu_counter(dcd, cluster))
+            roles = expand_roles(component.name, component.spec)
+            own = [render_clique(r, dgd, component, dcd, config, cluster, gpu_count, kai_queue) for r in roles]
+        except RenderError as err:
+            raise RenderError(f"component {component.name}: {err.message}", _component_field(component.path, err.field)) from None
+        cliques += own
+        explicit = apply_startup_dependencies(own, roles, framework, component.spec.number_of_nodes) or explicit
+        if uses_scaling_group(component.spec):
+            scaling_groups.append(scaling_group_config(component, dgd, [r.name.lower() for r in roles]))
+    if explicit:
+        template["cliqueStartupType"] = STARTUP_EXPLICIT
+    template["cliques"] = cliques
+    if scaling_groups:
+        template["podCliqueScalingGroups"] = scaling_groups
+    spec["template"] = template
+    return {"apiVersion": GROVE_API_VERSION, "kind": PODCLIQUESET_KIND, "metadata": metadata, "spec": spec}
+
+
+def _backend_framework(dcd: DCD) -> str:
+    from renderer.pod.podspec import backend_framework
+
+    return backend_framework(dcd)
+
+
+def _gpu_counter(dcd: DCD, cluster: ClusterState) -> Callable[[], int]:
+    def count() -> int:
+        return main_container_gpu_count(dcd, cluster)
+
+    return count
+
+
+def _once(fn: Callable[[], int]) -> Callable[[], int]:
+    """Resolve at most once, on demand (the operator's sync.OnceValues)."""
+    cache: list[int] = []
+
+    def get() -> int:
+        if not cache:
+            cache.append(fn())
+        return cache[0]
+
+    return get
+
+
+def _component_field(component_path: str, field: str) -> str:
+    """A DCD-relative field path mapped onto the DGD component."""
+    if field.startswith(component_path) or field.startswith("metadata.") or field.startswith("spec.experimental.kv"):
+        return field
+    if field == "spec":
+        return component_path
+    if field.startswith("spec."):
+        return f"{component_path}.{field[len('spec.'):]}"
+    if field and not field.startswith("spec"):
+        return f"{component_path}.{field}"
+    return component_path
