@@ -104,7 +104,14 @@ def _container_references(container: Mapping[str, Any], prefix: str) -> Iterator
 
 
 def workload_references(obj: Mapping[str, Any]) -> Iterator[Reference]:
-    """References of the pod templates of a rendered Deployment or LeaderWorkerSet."""
+    """References of the pod templates of a rendered Deployment, LeaderWorkerSet or PodCliqueSet."""
+    if obj.get("kind") == "PodCliqueSet":
+        cliques = _map(_map(obj.get("spec")).get("template")).get("cliques")
+        for i, clique in enumerate(_list(cliques)):
+            spec = _map(_map(_map(clique).get("spec")).get("podSpec"))
+            if spec:
+                yield from pod_spec_references(spec, f"spec.template.cliques[{i}].spec.podSpec")
+        return
     for path in _WORKLOAD_TEMPLATES.get(kind_of(obj), ()):
         template: Any = obj
         for key in path:
