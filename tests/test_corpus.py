@@ -104,6 +104,16 @@ def test_every_counted_file_has_an_expected_outcome() -> None:
         f"{EXPECTED_FILE.name} is out of date: missing {sorted(set(COUNTED) - set(EXPECTED))[:10]}, "
         f"extra {sorted(set(EXPECTED) - set(COUNTED))[:10]} (scripts/update-corpus-expected.sh)"
     )
+# The same manifests rendered with the Grove gate on (the DGD files only).
+GROVE_OUTCOMES: dict[str, tuple[str, list[str]]] = {}
+DGD_FILES = [name for name in COUNTED if "DynamoGraphDeployment" in (CORPUS / name).read_text(encoding="utf-8")]
+GROVE_ON = """\
+apiVersion: config.dynamo-render.dev/v1alpha1
+kind: DynamoRenderConfig
+spec:
+  gates:
+    grove: true
+"""
 
 
 def test_index_covers_every_file() -> None:
@@ -145,6 +155,15 @@ def reason(message: str, field: str = "") -> str:
 @pytest.fixture(scope="module", autouse=True)
 def _summary(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     yield
+    if GROVE_OUTCOMES:
+        grove_rendered = sum(1 for outcome, _ in GROVE_OUTCOMES.values() if outcome == "rendered")
+        grove_refused = Counter(r[0] for outcome, r in GROVE_OUTCOMES.values() if outcome == "refused")
+        text = "; ".join(f"{why} {count}" for why, count in grove_refused.most_common())
+        add_summary_line(
+            request.config,
+            f"corpus with Grove on: {grove_rendered} of {len(GROVE_OUTCOMES)} DGD files rendered, "
+            f"{sum(grove_refused.values())} refused ({text})",
+        )
     if not OUTCOMES:
         return
     rendered = sorted(name for name, (outcome, _) in OUTCOMES.items() if outcome == "rendered")
@@ -183,6 +202,31 @@ def test_corpus_manifest(name: str) -> None:
         f"{name}: {OUTCOMES[name][0]} {OUTCOMES[name][1]}, expected {expected}; if the change is intended, "
         "run scripts/update-corpus-expected.sh and review the diff of tests/data/corpus-expected.tsv"
     )
+
+
+@pytest.fixture(scope="module")
+def grove_on_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("grove") / "config.yaml"
+    path.write_text(GROVE_ON, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("name", DGD_FILES)
+def test_corpus_manifest_grove_on(name: str, grove_on_config: Path) -> None:
+    """With the Grove gate on, each DGD that does not opt out renders to a PodCliqueSet."""
+    text = (CORPUS / name).read_text(encoding="utf-8")
+    run = render([CORPUS / name], config=grove_on_config)
+    sources = [d.obj for d in load_documents(text, name)[0]]
+    problems = contract_problems(run, sources=sources)
+    assert not problems, "\n".join(problems[:20]) + "\n--- stderr ---\n" + run.stderr[:3000]
+    if run.code != 0:
+        GROVE_OUTCOMES[name] = ("refused", list(dict.fromkeys(reason(r.message, r.field) for r in run.errors)))
+        return
+    GROVE_OUTCOMES[name] = ("rendered", [])
+    dgds = [d for d in sources if isinstance(d, dict) and d.get("kind") == "DynamoGraphDeployment"]
+    opted_out = [d for d in dgds if str(((d.get("metadata") or {}).get("annotations") or {}).get("nvidia.com/enable-grove", "")).lower() == "false"]
+    if dgds and not opted_out:
+        assert run.stdout.count("kind: PodCliqueSet") == len(dgds), run.stdout[:2000]
 
 
 @pytest.mark.parametrize("name", SKIPPED)
