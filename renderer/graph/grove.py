@@ -453,8 +453,9 @@ def grove_component_dcd(dgd: DGD, component: Component, obj: dict[str, Any], con
 
     From the generated DCD of the component pathway (DGD env, KV policy, propagated
     annotations and spec metadata, worker hash): the backend framework is only the DGD's
-    explicit one (the Grove path detects per component), and the pod template also carries the
-    Dynamo namespace label and the discovery-backend annotation the Grove renderer sets.
+    explicit one (the Grove path detects per component), an EPP keeps no Istio opt-out it did
+    not ask for, and the pod template also carries the Dynamo namespace label and the
+    discovery-backend annotation the Grove renderer sets.
     Mirrors: internal/dynamo/graph.go GenerateGrovePodCliqueSet (per-component preparation),
     getBackendFrameworkFromComponent, generatePodSpecForComponent.
     """
@@ -464,6 +465,10 @@ def grove_component_dcd(dgd: DGD, component: Component, obj: dict[str, Any], con
     if dgd.spec.backend_framework:
         spec["backendFramework"] = dgd.spec.backend_framework
     template = spec["podTemplate"]
+    # The Istio opt-out of EPP pods is stamped only on generated DCDs, not on Grove cliques.
+    own_annotations = ((component.pod_template or {}).get("metadata") or {}).get("annotations") or {}
+    if component.type == consts.COMPONENT_TYPE_EPP and consts.ANNOTATION_ISTIO_SIDECAR_INJECT not in own_annotations:
+        template["metadata"]["annotations"].pop(consts.ANNOTATION_ISTIO_SIDECAR_INJECT, None)
     template["metadata"]["labels"][consts.LABEL_NAMESPACE] = dgd.dynamo_namespace(component)
     backend = discovery_backend(config.operator.discovery.backend, dgd.annotations)
     if backend:
