@@ -530,6 +530,13 @@ def render_pod_clique_set(
     scaling_groups: list[dict[str, Any]] = []
     explicit = False
     for component, obj in generate_dcds(dgd, worker_hash):
+        checkpoint = component.spec.experimental.checkpoint if component.spec.experimental is not None else None
+        if config.checkpoint_enabled and checkpoint is not None and checkpoint.enabled:
+            # Extension point: the checkpoint-aware cliques (restore metadata, gated replicas).
+            raise RenderError(
+                unsupported(f"{component.path}.experimental.checkpoint", "checkpoint restore of graph components on the Grove pathway").message,
+                f"{component.path}.experimental.checkpoint",
+            )
         try:
             dcd = grove_component_dcd(dgd, component, obj, config)
             framework = _backend_framework(dcd)
