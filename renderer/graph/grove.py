@@ -34,7 +34,7 @@ from renderer import consts
 from renderer.admission.api import DCD, DynamoComponentDeploymentSharedSpec, parse_dcd
 from renderer.cluster.state import ClusterState
 from renderer.config import RenderConfig
-from renderer.graph.gohash import format_go_duration, parse_go_duration
+from renderer.gocompat.gojson import format_go_duration, parse_go_duration
 from renderer.objects.workloads import go_encode
 from renderer.pod.backends.common import (
     GROVE_ROLE_SUFFIX_LEADER,

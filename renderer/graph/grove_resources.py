@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from renderer import consts
 from renderer.config import RenderConfig
-from renderer.pod.backends.flags import is_elastic_ep_ray_launch
+from renderer.admission.flags import is_elastic_ep_ray_launch
 from renderer.pod.labels import is_k8s_discovery_enabled, is_worker_component, object_meta
 from renderer.pod.naming import hash_model_name, model_service_name, normalize_kube_resource_name
 from renderer.objects.services import default_ingress_spec, render_named_ingress, render_named_virtual_service
