@@ -2,7 +2,8 @@
 
 This is the only module that calls ``sys.exit``. Exit codes: 0 success, 1 invalid input or
 environment, 2 usage error (click's own), 3 internal bug: any exception that reaches it prints
-its traceback on stderr.
+its traceback on stderr. An OS failure that reaches it (a full disk, a closed pipe) is the
+environment's: one line on stderr, exit code 1.
 """
 
 from __future__ import annotations
@@ -23,17 +24,46 @@ from plugin.options import BY_NAME  # noqa: E402
 INTERNAL_ERROR = 3
 F = TypeVar("F", bound=Callable[..., Any])
 
+ENVIRONMENT_ERROR = 1
+
 
 def guarded(fn: Callable[[], int]) -> int:
-    """Run a front end; an exception escaping it is a bug: traceback on stderr, exit code 3."""
+    """Run a front end; an OS failure is the environment's (exit 1, one line), anything else a bug.
+
+    stdout is flushed here, not at interpreter exit, so that a full disk or a reader that went
+    away (``| head``) is reported like any other failure of the environment. Any other
+    exception escaping it is a bug: traceback on stderr, exit code 3.
+    """
     try:
-        return fn()
+        code = fn()
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # The reader went away: nothing more can be delivered, and nothing is left to flush.
+        _drop_stdout()
+        sys.stderr.write("dynamo-render: the output was closed before it was written in full\n")
+        return ENVIRONMENT_ERROR
+    except OSError as err:
+        _drop_stdout()
+        where = f": {err.filename}" if err.filename else ""
+        sys.stderr.write(f"dynamo-render: {err.strerror or err}{where}\n")
+        return ENVIRONMENT_ERROR
     except Exception:  # noqa: BLE001 - every unexpected exception is a bug report
         import traceback
 
         traceback.print_exc(file=sys.stderr)
         sys.stderr.write("dynamo-render: internal error (this is a bug; please report it with the input)\n")
         return INTERNAL_ERROR
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null so that the flush at exit cannot fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _exit(fn: Callable[[], int]) -> None:

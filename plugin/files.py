@@ -8,6 +8,7 @@ BOM, as UTF-16; anything else is a per-file error, never a crash.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
@@ -52,14 +53,62 @@ def decode(data: bytes, name: str) -> tuple[str | None, list[Result]]:
         return None, [Result(f"not valid {label} at byte {err.start + skip}", file=name)]
 
 
-def read_text(path: str, display: str | None = None) -> tuple[str | None, list[Result]]:
+# Input limits (README "Input limits"): each file, and stdin, holds at most MAX_FILE_BYTES; one
+# run reads at most MAX_INPUT_BYTES in total. Past them the run stops with one clear error
+# instead of growing memory until the machine or the sidecar's limit ends it.
+MAX_FILE_BYTES = 64 * 2**20
+MAX_INPUT_BYTES = 64 * 2**20
+
+
+def limit_text(size: int) -> str:
+    return f"{size // 2**20} MiB"
+
+
+_SPECIAL_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                  (stat.S_ISSOCK, "a socket"))
+
+
+def read_bytes(
+    path: str, name: str, confine_to: str | None = None, special_ok: bool = False, limit: int = MAX_FILE_BYTES
+) -> tuple[bytes | None, list[Result]]:
+    """A file's bytes, or a one-line error naming it.
+
+    Only regular files are read, unless ``special_ok`` (a path the user named directly, such as
+    ``/dev/stdin``): a FIFO found in a folder would block the run, a device never ends. With
+    ``confine_to`` (the CMP's repository root) a file whose real path leads outside that folder
+    is refused, through whatever symlinks, and special files are never read. At most ``limit``
+    bytes are read.
+    """
+    try:
+        if confine_to is not None and not is_within(os.path.realpath(path), confine_to):
+            return None, [Result("leads outside the repository (through a symlink); it is not read", file=name)]
+        info = os.stat(path)
+        if stat.S_ISDIR(info.st_mode):
+            return None, [Result("is a folder, not a file", file=name)]
+        if not stat.S_ISREG(info.st_mode) and (confine_to is not None or not special_ok):
+            what = next((label for test, label in _SPECIAL_KINDS if test(info.st_mode)), "not a regular file")
+            return None, [Result(f"is {what}, not a regular file; it is not read", file=name)]
+        if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+            return None, [Result(f"is larger than the input limit of {limit_text(limit)}", file=name)]
+        with open(path, "rb") as handle:
+            data = handle.read(limit + 1)
+    except (OSError, ValueError) as err:
+        # ValueError: a NUL byte in the path
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        return None, [Result(f"cannot read: {reason}", file=name)]
+    if len(data) > limit:
+        return None, [Result(f"is larger than the input limit of {limit_text(limit)}", file=name)]
+    return data, []
+
+
+def read_text(
+    path: str, display: str | None = None, confine_to: str | None = None, special_ok: bool = False
+) -> tuple[str | None, list[Result]]:
     """A file's decoded text, or a one-line error naming it (``display`` names it in messages)."""
     name = display or path
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as err:
-        return None, [Result(f"cannot read: {err.strerror or err}", file=name)]
+    data, problems = read_bytes(path, name, confine_to, special_ok)
+    if data is None:
+        return None, problems
     return decode(data, name)
 
 
@@ -83,23 +132,27 @@ def walk_manifests(
     def display(path: str) -> str:
         return os.path.relpath(path, confine_to) if confine_to is not None else path
 
-    def walk(lexical: str) -> None:
-        real_dir = os.path.realpath(lexical)
+    # (lexical path, real path) of the folders still to read: an explicit stack, so depth is not
+    # bounded by Python's recursion limit, and real paths derived from the parent's rather than
+    # resolved again for every entry, so the walk stays linear in the depth.
+    stack: list[tuple[str, str]] = [(root, os.path.realpath(root))]
+    while stack:
+        lexical, real_dir = stack.pop()
         if real_dir in visited:
-            return
+            continue
         visited.add(real_dir)
         try:
             names = sorted(os.listdir(lexical))
         except OSError as err:
             results.append(Result(f"cannot read folder: {err.strerror or err}", file=display(lexical)))
-            return
-        subdirs: list[str] = []
+            continue
+        subdirs: list[tuple[str, str]] = []
         for name in names:
             if name.startswith("."):
                 continue
             path = os.path.join(lexical, name)
-            real = os.path.realpath(path)
             if os.path.islink(path):
+                real = os.path.realpath(path)
                 if confine_to is not None and not is_within(real, confine_to):
                     results.append(Result(f"symlink points outside the repository (-> {os.readlink(path)})", file=display(path)))
                     continue
@@ -107,14 +160,13 @@ def walk_manifests(
                     if name.endswith(MANIFEST_SUFFIXES):
                         results.append(Result(f"broken symlink (-> {os.readlink(path)})", file=display(path)))
                     continue
+            else:
+                real = os.path.join(real_dir, name)
             if os.path.isdir(real):
-                subdirs.append(path)
+                subdirs.append((path, real))
             elif name.endswith(MANIFEST_SUFFIXES) and real not in skip:
                 found.append((real, display(path)))
-        for path in subdirs:
-            walk(path)
-
-    walk(root)
+        stack.extend(reversed(subdirs))
     return found, results
 
 
@@ -141,26 +193,57 @@ def read_files(files: Iterable[tuple[str, str]]) -> tuple[list[Source], list[Res
     return sources, results
 
 
-def read_sources(paths: Iterable[str]) -> tuple[list[Source], list[Result]]:
-    """Read every path (``-`` is stdin) into decoded sources, collecting every problem."""
+def read_sources(paths: Iterable[str], confine_to: str | None = None) -> tuple[list[Source], list[Result]]:
+    """Read every path (``-`` is stdin) into decoded sources, collecting every problem.
+
+    A path named here may be a special file (``/dev/stdin``); files found in a folder must be
+    regular files. With ``confine_to`` nothing outside that folder is read. The run reads at
+    most ``MAX_INPUT_BYTES`` in total.
+    """
     sources: list[Source] = []
     results: list[Result] = []
+    budget = MAX_INPUT_BYTES
+
+    def add(data: bytes | None, name: str, problems: list[Result]) -> None:
+        nonlocal budget
+        results.extend(problems)
+        if data is None:
+            return
+        budget -= len(data)
+        if budget < 0:
+            results.append(Result(f"the input is larger than the limit of {limit_text(MAX_INPUT_BYTES)} in total", file=name))
+            return
+        text, problems = decode(data, name)
+        results.extend(problems)
+        if text is not None:
+            sources.append(Source(name, text))
+
     for path in paths:
+        if budget < 0:
+            break
         if path == "-":
-            text, problems = decode(sys.stdin.buffer.read(), "<stdin>")
-            results.extend(problems)
-            if text is not None:
-                sources.append(Source("<stdin>", text))
+            if sys.stdin is None:
+                add(None, "<stdin>", [Result("cannot read: standard input is closed", file="<stdin>")])
+                continue
+            data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+            if len(data) > MAX_FILE_BYTES:
+                add(None, "<stdin>", [Result(f"is larger than the input limit of {limit_text(MAX_FILE_BYTES)}", file="<stdin>")])
+            else:
+                add(data, "<stdin>", [])
             continue
         if os.path.isdir(path):
-            files, problems = walk_manifests(path)
+            files, problems = walk_manifests(path, confine_to=confine_to)
             results.extend(problems)
+            for real, name in files:
+                add(*_read_named(real, name, confine_to, special_ok=False))
         else:
-            files = [(path, path)]
-        found, problems = read_files(files)
-        sources.extend(found)
-        results.extend(problems)
+            add(*_read_named(path, path, confine_to, special_ok=confine_to is None))
     return sources, results
+
+
+def _read_named(path: str, name: str, confine_to: str | None, special_ok: bool) -> tuple[bytes | None, str, list[Result]]:
+    data, problems = read_bytes(path, name, confine_to, special_ok)
+    return data, name, problems
 
 
 def load_sources(sources: Iterable[Source]) -> tuple[list[Document], list[Result]]:

@@ -8,7 +8,7 @@ config). With neither, the operator Helm chart's defaults are assumed.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,8 +41,8 @@ class Settings:
     cluster_layers: tuple[StateLayer, ...] = ()
 
 
-def _read_single_document(path: str) -> tuple[dict[str, Any] | None, list[Result]]:
-    text, problems = read_text(path)
+def _read_single_document(path: str, confine_to: str | None = None) -> tuple[dict[str, Any] | None, list[Result]]:
+    text, problems = read_text(path, confine_to=confine_to, special_ok=confine_to is None)
     if text is None:
         return None, problems
     docs, problems = load_documents(text, path)
@@ -53,9 +53,9 @@ def _read_single_document(path: str) -> tuple[dict[str, Any] | None, list[Result
     return docs[0].obj, []
 
 
-def load_operator_config(path: str) -> tuple[OperatorConfiguration | None, list[Result]]:
-    """Read an OperatorConfiguration document from a file."""
-    doc, results = _read_single_document(path)
+def load_operator_config(path: str, confine_to: str | None = None) -> tuple[OperatorConfiguration | None, list[Result]]:
+    """Read an OperatorConfiguration document from a file (inside ``confine_to`` when given)."""
+    doc, results = _read_single_document(path, confine_to)
     if doc is None:
         return None, results
     if doc.get("kind", consts.OPERATOR_CONFIG_KIND) != consts.OPERATOR_CONFIG_KIND:
@@ -85,6 +85,8 @@ def resolve_settings(
     overrides: dict[str, Any] | None = None,
     cluster_state_path: str | None = None,
     extra_layers: Sequence[StateLayer] = (),
+    confine_to: str | None = None,
+    trusted_paths: Collection[str] = (),
 ) -> tuple[Settings | None, list[Result]]:
     """Combine flags and documents into Settings; any error means None.
 
@@ -93,7 +95,16 @@ def resolve_settings(
     it are resolved against the config file's directory (or ``base_dir``). ``cluster_state_path``
     (a flag) wins over ``clusterStatePath``. ``extra_layers`` (a live lookup) only lend their API
     versions, after the cluster-state file's.
+
+    Path policy (the caller's): with ``confine_to`` (the CMP's repository root) every file read
+    for the operator config and the cluster state must lie inside that folder, symlinks
+    resolved, and be a regular file; ``trusted_paths`` (real paths an administrator named) are
+    exempt.
     """
+
+    def confinement(path: str) -> str | None:
+        return None if confine_to is None or os.path.realpath(path) in trusted_paths else confine_to
+
     results: list[Result] = []
     settings = RenderSettings()
     origin = ""
@@ -120,7 +131,7 @@ def resolve_settings(
 
     operator: OperatorConfiguration | None = None
     if operator_config_path is not None:
-        operator, problems = load_operator_config(operator_config_path)
+        operator, problems = load_operator_config(operator_config_path, confinement(operator_config_path))
         results.extend(problems)
     elif settings.operator_config is not None:
         operator, problems = parse_operator_config(settings.operator_config, "spec.operatorConfig")
@@ -129,7 +140,7 @@ def resolve_settings(
         path = settings.operator_config_path
         if not os.path.isabs(path):
             path = os.path.join(base_dir, path)
-        operator, problems = load_operator_config(path)
+        operator, problems = load_operator_config(path, confinement(path))
         results.extend(problems)
     layers: list[StateLayer] = []
     state_path = cluster_state_path
@@ -138,7 +149,7 @@ def resolve_settings(
         if not os.path.isabs(state_path):
             state_path = os.path.join(base_dir, state_path)
     if state_path is not None:
-        layer, problems = load_state_file(state_path)
+        layer, problems = load_state_file(state_path, confinement(state_path))
         results.extend(problems)
         if layer is not None:
             layers.append(layer)

@@ -48,9 +48,12 @@ _GROUP_VERSIONS: dict[str, tuple[str, ...]] = {
 _SELECTORS: dict[Kind, Mapping[str, str]] = {DAEMON_SET: {"app.kubernetes.io/component": "snapshot-agent"}}
 
 
-def load_state_file(path: str) -> tuple[StateLayer | None, list[Result]]:
-    """Read a cluster-state file (or directory) into a layer; broken YAML is an error."""
-    sources, results = read_sources([path])
+def load_state_file(path: str, confine_to: str | None = None) -> tuple[StateLayer | None, list[Result]]:
+    """Read a cluster-state file (or directory) into a layer; broken YAML is an error.
+
+    With ``confine_to`` every file read must lie inside that folder (symlinks resolved).
+    """
+    sources, results = read_sources([path], confine_to)
     documents, problems = load_sources(sources)
     results.extend(problems)
     if any(r.is_error for r in results):

@@ -25,12 +25,13 @@ from typing import Any
 from renderer import consts
 from renderer.admission import apiserver
 from renderer.admission.api import parse_dcd
+from renderer.clashes import Identities, Origin
 from renderer.cluster.state import BUNDLE_SOURCE, ClusterState, Kind, StateLayer, build_cluster_state
 from renderer.config import RenderConfig
 from renderer.objects.component import render_component
 from renderer.objects.integrity import Need, needed_references, object_index, report_missing
 from renderer.objects.standalone_companions import render_standalone_companions
-from renderer.results import RenderError, ResourceRef, Result, Severity
+from renderer.results import RenderError, ResourceRef, Result, Severity, describe_kind
 
 # The graph modules (renderer.graph.*, renderer.objects.epp) are imported where a DGD is
 # rendered: a run with DCDs only does not pay for them at start-up.
@@ -179,6 +180,7 @@ def render_bundle(
     keep_sources: bool = False,
     cluster: ClusterState | None = None,
     cluster_layers: Sequence[StateLayer] = (),
+    identities: Identities | None = None,
 ) -> Rendered:
     """Render every DCD of a bundle; pass every other object through untouched.
 
@@ -190,10 +192,14 @@ def render_bundle(
     cluster-state file, a live lookup), unless ``cluster`` is given. Standalone DCDs also get
     their companion objects when ``config.companions`` is on. Last, every object a rendered pod
     references is checked against the output and the cluster state.
+
+    Two sources of one identity, or two sources rendering different objects of one identity,
+    are errors naming both (``renderer.clashes``). A front end that renders a bundle in several
+    calls passes one ``identities`` to all of them.
     """
     out = Rendered()
     out.objects = list(
-        stream_bundle(items, config, default_namespace, out.results, keep_sources, cluster, cluster_layers)
+        stream_bundle(items, config, default_namespace, out.results, keep_sources, cluster, cluster_layers, identities)
     )
     return out
 
@@ -206,6 +212,7 @@ def stream_bundle(
     keep_sources: bool = False,
     cluster: ClusterState | None = None,
     cluster_layers: Sequence[StateLayer] = (),
+    identities: Identities | None = None,
 ) -> Iterator[dict[str, Any]]:
     """``render_bundle`` as a stream: each output object as soon as it is final, in the same order.
 
@@ -220,27 +227,40 @@ def stream_bundle(
         results.extend(state_results)
     owners: list[tuple[ResourceRef, Item, list[Need]]] = []
     emitted: set[tuple[Kind, str, str]] = set()
-    seen: set[tuple[str, str, str, str]] = set()
-    passthrough: list[dict[str, Any]] = []
+    claims = identities if identities is not None else Identities(default_namespace)
+    rendered_any = False
+    passthrough: list[tuple[dict[str, Any], Origin]] = []
     for item in items:
         obj = item.obj
+        origin = Origin(ResourceRef.of(obj), item.file, item.index)
         if is_dgdr(obj):
-            passthrough.append(obj)
+            passthrough.append((obj, origin))
             results.append(dgdr_note(obj).with_source(item.file, item.index))
             continue
         source = render_source(item, config, default_namespace, cluster)
         if source is None:
-            passthrough.append(obj)
+            # Anything the API server would not take as an object is an error, never output.
+            problem = not_an_object(obj)
+            if problem is not None:
+                results.append(problem.with_source(item.file, item.index))
+                continue
+            passthrough.append((obj, origin))
             continue
         results.extend(source.results)
         if source.needs is not None:
             owners.append((source.needs[0], item, source.needs[1]))
         if source.objects is None:
             continue
-        yield from _admit(source.objects, seen, emitted, default_namespace)
+        # Two sources of one identity: the cluster could hold only one of them.
+        clash = claims.claim_source(obj, origin)
+        if clash is not None:
+            results.append(clash)
+            continue
+        rendered_any = True
+        yield from _admit(source.objects, origin, claims, results, emitted, default_namespace)
         if keep_sources:
-            passthrough.append(obj)
-    if config.operator_config_source == "helm-defaults" and seen:
+            passthrough.append((obj, origin))
+    if config.operator_config_source == "helm-defaults" and rendered_any:
         results.append(
             Result(
                 "no operator configuration given: assumed the operator Helm chart defaults "
@@ -248,7 +268,7 @@ def stream_bundle(
                 severity=Severity.INFO,
             )
         )
-    if seen and cluster.sources == (BUNDLE_SOURCE,):
+    if rendered_any and cluster.sources == (BUNDLE_SOURCE,):
         results.append(
             Result(
                 "no cluster state given (--cluster-state, clusterStatePath or --live): assumed a fresh cluster besides "
@@ -257,8 +277,14 @@ def stream_bundle(
                 severity=Severity.INFO,
             )
         )
-    emitted |= object_index(passthrough, default_namespace)
-    yield from passthrough
+    # Every other input object, as it is; one that clashes with another object is an error.
+    for obj, origin in passthrough:
+        emit, clash = claims.claim(obj, origin, rendered=False)
+        if clash is not None:
+            results.append(clash)
+        if emit:
+            emitted |= object_index((obj,), default_namespace)
+            yield obj
 
     # Every ServiceAccount, ConfigMap, Secret, PVC and claim a rendered pod needs: there, or reported.
     for ref, item, needs in owners:
@@ -267,23 +293,51 @@ def stream_bundle(
 
 def _admit(
     objects: list[dict[str, Any]],
-    seen: set[tuple[str, str, str, str]],
+    origin: Origin,
+    claims: Identities,
+    results: list[Result],
     emitted: set[tuple[Kind, str, str]],
     default_namespace: str,
 ) -> Iterator[dict[str, Any]]:
     """The objects not yet rendered, indexed as emitted: where the sources' objects meet.
 
-    An object already rendered by an earlier source (a model Service several DCDs share)
-    appears once, where first rendered. An identity clash check plugs in here.
+    An object identical to one another source rendered (the discovery RBAC two DCDs share, a
+    model's headless Service) is merged: it appears once, where first rendered. A different
+    object of the same identity is a clash naming both sources (``renderer.clashes``).
     """
     for obj in objects:
-        key = _identity(obj)
-        if key not in seen:
-            seen.add(key)
-            emitted |= object_index((obj,), default_namespace)
+        emit, clash = claims.claim(obj, origin, rendered=True)
+        if clash is not None:
+            results.append(clash)
+            continue
+        emitted |= object_index((obj,), default_namespace)
+        if emit:
             yield obj
 
 
-def _identity(obj: dict[str, Any]) -> tuple[str, str, str, str]:
-    meta = obj.get("metadata") or {}
-    return (obj.get("apiVersion", ""), obj.get("kind", ""), meta.get("namespace", ""), meta.get("name", ""))
+def not_an_object(obj: Any) -> Result | None:
+    """Why the API server would refuse ``obj`` as an object, or None.
+
+    A bare scalar, a list or a null (a ``List`` item left empty) is not an object; apiVersion
+    and kind must be strings; a name must be a non-empty string (``name: n`` is the YAML 1.1
+    boolean false, which no cluster stores as a name).
+    Mirrors: k8s.io/apimachinery pkg/runtime/serializer/json (Object 'Kind' is missing),
+    pkg/apis/meta/v1 ObjectMeta (name is a string).
+    """
+    if not isinstance(obj, dict):
+        return Result(f"not a Kubernetes object: a bare {describe_kind(obj)} value (expected a mapping with apiVersion, kind and metadata)")
+    ref = ResourceRef.of(obj)
+    for key in ("apiVersion", "kind"):
+        value = obj.get(key)
+        if not isinstance(value, str) or not value:
+            got = "missing" if value is None else f"a {describe_kind(value)}"
+            return Result(f"{key} must be a non-empty string (got {got})", resource=ref, field=key)
+    metadata = obj.get("metadata")
+    if metadata is not None and not isinstance(metadata, dict):
+        return Result(f"metadata must be a mapping (got a {describe_kind(metadata)})", resource=ref, field="metadata")
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    if name is not None and (not isinstance(name, str) or not name):
+        hint = " (an unquoted y, n, yes, no, on or off is a YAML 1.1 boolean; quote the name)" if isinstance(name, bool) else ""
+        shown = {True: "true", False: "false"}.get(name, repr(name)) if not isinstance(name, str) else '""'
+        return Result(f"metadata.name must be a non-empty string (got {describe_kind(name)} {shown}){hint}", resource=ref, field="metadata.name")
+    return None

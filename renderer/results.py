@@ -74,6 +74,11 @@ _LINE_BREAKS = str.maketrans(
 )
 
 
+def one_line(text: str) -> str:
+    """``text`` with every line break escaped, so that one problem prints as one line."""
+    return text.translate(_LINE_BREAKS)
+
+
 def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""
 

@@ -77,6 +77,8 @@ CMP_WORKDIR_NAME = "_cmp_server"
 
 LOCAL_CONFIG_ANNOTATION = "config.kubernetes.io/local-config"
 MAX_REPORT_LINES = 100
+# The Application's parameters arrive in one environment variable; a few short strings in practice.
+MAX_APP_PARAMETERS_BYTES = 1 * 2**20
 EXIT_ERROR = 1
 EXIT_TERMINATED = 143
 
@@ -123,6 +125,8 @@ class Tree:
 
     def confine(self, value: str, base: str, label: str) -> tuple[str | None, list[Result]]:
         """Resolve a repository path given relative to ``base``; refuse one leading outside."""
+        if "\0" in value:
+            return None, [Result("must not contain a NUL byte", field=label)]
         if os.path.isabs(value):
             return None, [Result(f"must be a path relative to the application folder (got {json.dumps(value)})", field=label)]
         lexical = os.path.normpath(os.path.join(base, value))
@@ -171,12 +175,15 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
     """Turn the options into render settings; reads the config files they name."""
     results: list[Result] = []
     skip: set[str] = set()
+    # Real paths the administrator named (sidecar environment): read wherever they are.
+    trusted: set[str] = set()
 
     def path_option(name: str, base: str) -> tuple[str | None, str]:
         value = options[name]
         if value.origin == SIDECAR:
             # The administrator's own setting: any path in the sidecar, as given.
             path = value.text if os.path.isabs(value.text) else os.path.join(base, value.text)
+            trusted.add(os.path.realpath(path))
             return os.path.realpath(path), value.text
         real, problems = tree.confine(value.text, base, value.label)
         results.extend(problems)
@@ -210,6 +217,7 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
                         base = os.path.dirname(real)
                         if config_value.origin == SIDECAR:
                             operator_path = os.path.realpath(os.path.join(base, nested))
+                            trusted.add(operator_path)
                         else:
                             operator_path, problems = tree.confine(nested, base, "spec.operatorConfigPath")
                             results.extend(p.with_source(display, 0) for p in problems)
@@ -222,6 +230,7 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
                         base = os.path.dirname(real)
                         if config_value.origin == SIDECAR:
                             state_path: str | None = os.path.realpath(os.path.join(base, state))
+                            trusted.add(state_path)
                         else:
                             state_path, problems = tree.confine(state, base, "spec.clusterStatePath")
                             results.extend(p.with_source(display, 0) for p in problems)
@@ -282,7 +291,11 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
     api_versions = [v for v in (s.strip() for s in raw_versions.split(",")) if v] or None
     settings_doc = {"apiVersion": RENDER_CONFIG_API_VERSION, "kind": RENDER_CONFIG_KIND, "spec": spec}
     settings, problems = resolve_settings(
-        operator_config_path=operator_path, settings_doc=settings_doc, api_versions=api_versions
+        operator_config_path=operator_path,
+        settings_doc=settings_doc,
+        api_versions=api_versions,
+        confine_to=tree.root,
+        trusted_paths=frozenset(trusted),
     )
     results.extend(_relabel(p, tree, inline_source) for p in problems)
     if settings is None:

@@ -22,6 +22,9 @@ from renderer.results import Result, Severity
 APP_ENV_PREFIX = "ARGOCD_ENV_DYNAMO_RENDER_"
 SIDECAR_ENV_PREFIX = "DYNAMO_RENDER_"
 
+# The Application's parameters arrive in one environment variable; a few short strings in practice.
+MAX_APP_PARAMETERS_BYTES = 1 * 2**20
+
 
 @dataclass(frozen=True)
 class Parameter:
@@ -136,10 +139,17 @@ def _valid_env_names(prefix: str) -> str:
 
 def _parse_app_parameters(raw: str) -> tuple[dict[str, str], list[Result]]:
     """ARGOCD_APP_PARAMETERS: ``null`` or a JSON list of ``{name, string | array | map}``."""
+    if len(raw) > MAX_APP_PARAMETERS_BYTES:
+        return {}, [Result(
+            f"larger than the limit of {MAX_APP_PARAMETERS_BYTES // 2**10} KiB for the plugin parameters",
+            field="ARGOCD_APP_PARAMETERS",
+        )]
     try:
         data = json.loads(raw) if raw.strip() else None
     except ValueError as err:
         return {}, [Result(f"not valid JSON: {err}", field="ARGOCD_APP_PARAMETERS")]
+    except RecursionError:
+        return {}, [Result("not valid JSON: nesting is too deep", field="ARGOCD_APP_PARAMETERS")]
     if data is None:
         return {}, []
     if not isinstance(data, list):

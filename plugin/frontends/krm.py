@@ -39,7 +39,7 @@ from typing import Any, TextIO
 import yaml
 
 from plugin import ownership
-from plugin.files import decode
+from plugin.files import MAX_FILE_BYTES, decode, limit_text
 from plugin.options import configmap_keys
 from plugin.settings import Settings, resolve_settings
 from plugin.frontends.krm_wire import (
@@ -62,6 +62,7 @@ from plugin.frontends.krm_wire import (
 )
 from plugin.yamlio.nodes import UnwritableInput, read_nodes
 from renderer import consts
+from renderer.clashes import Identities, Origin, identity_of
 from renderer.cluster.state import BUNDLE_SOURCE, StateLayer, build_cluster_state
 from renderer.config import (
     RENDER_CONFIG_API_VERSION,
@@ -243,7 +244,9 @@ def transform(items: Sequence[InputItem], settings: Settings) -> Transformed:
     cluster, state_results = build_cluster_state([bundle, *settings.cluster_layers], settings.namespace)
     out.results.extend(state_results)
 
-    # Render each source on its own so its objects can be filed beside it.
+    # Render each source on its own so its objects can be filed beside it; one identity index
+    # across them makes a clash between two sources an error naming both.
+    identities = Identities(settings.namespace)
     rendered_by_item: dict[int, list[dict[str, Any]]] = {}
     kept: set[int] = set()
     # Objects shared by several sources (companions of DCDs with one parent) are filed once.
@@ -259,6 +262,7 @@ def transform(items: Sequence[InputItem], settings: Settings) -> Transformed:
             settings.namespace,
             keep_sources=settings.settings.keep_sources,
             cluster=cluster,
+            identities=identities,
         )
         out.results.extend(rendered.results)
         rendered_by_item[position] = []
@@ -270,6 +274,20 @@ def transform(items: Sequence[InputItem], settings: Settings) -> Transformed:
             rendered_by_item[position].append(ownership.mark(obj, owner))
         if any(obj is source for obj in rendered.objects):
             kept.add(position)
+    # Every other item against what was rendered: a hand-written object of a rendered
+    # identity, or two different hand-written objects of one identity, is a clash naming both.
+    # Last run's output (the ownership marker) is replaced or pruned by _place instead.
+    rendered_identities = {identity_of(obj, settings.namespace) for objs in rendered_by_item.values() for obj in objs}
+    for position, item in enumerate(items):
+        if position in rendered_by_item or ownership.rendered_from(item.obj) is not None:
+            continue
+        if identity_of(without_bookkeeping(item.obj), settings.namespace) in rendered_identities:
+            continue  # a hand-written object of a rendered identity: _place names both
+        _, clash = identities.claim(
+            without_bookkeeping(item.obj), Origin(ResourceRef.of(item.obj), item.path, item.index), rendered=True
+        )
+        if clash is not None:
+            out.results.append(clash)
     out.results = _unique(out.results)
     if not out.ok:
         out.items = [item.node for item in items]
@@ -341,6 +359,12 @@ def _place(
             used.setdefault((item.package, item.path), set()).add(item.index or 0)
     present = {ownership.source_key(without_bookkeeping(items[p].obj), default_namespace) for p in rendered_by_item}
     fresh = {_identity(obj, default_namespace) for objs in rendered_by_item.values() for obj in objs}
+    # which source renders each identity, to name both sides of a clash
+    renderer_of = {
+        _identity(obj, default_namespace): items[position]
+        for position, objs in sorted(rendered_by_item.items(), reverse=True)
+        for obj in objs
+    }
     existing: dict[tuple[str, str, str, str], int] = {}
     pruned: set[int] = set()
     results: list[Result] = []
@@ -351,9 +375,11 @@ def _place(
         owner = ownership.rendered_from(item.obj)
         if owner is None:
             if identity in fresh:
+                source = renderer_of[identity]
                 results.append(Result(
                     "a rendered object has the identity of this object, which dynamo-render did not render (no "
-                    f"{ownership.RENDERED_FROM_ANNOTATION} annotation) and never overwrites: rename or delete one of them",
+                    f"{ownership.RENDERED_FROM_ANNOTATION} annotation) and never overwrites: rename or delete one of them "
+                    f"(identity clash with {Origin(ResourceRef.of(source.obj), source.path, source.index).describe()})",
                     resource=ResourceRef.of(item.obj),
                     file=_where(item).rpartition(":")[0] if item.index is not None else _where(item) if item.path else "",
                     index=item.index if item.path else None,
@@ -527,15 +553,25 @@ def _summary(results: Sequence[Result], what: str) -> str:
 
 
 def _unreadable(data: bytes, results: Sequence[Result], stdout: TextIO, stderr: TextIO, what: str) -> int:
-    """Nothing to hand back item by item: echo the input as it came and fail loudly."""
+    """Nothing to hand back item by item: echo the input as it came and fail loudly.
+
+    With no input at all (stdin closed or empty) there is nothing to echo: the answer is a
+    ResourceList holding only the results, so the caller still gets its ResourceList.
+    """
     report(results, stderr)
     stderr.write(_summary(results, what))
-    stdout.write(data.decode("utf-8", errors="replace"))
+    if data.strip():
+        stdout.write(data.decode("utf-8", errors="replace"))
+    else:
+        stdout.write(write_resource_list([], results))
     return 1
 
 
 def run_resource_list(data: bytes, stdout: TextIO, stderr: TextIO, base_dir: str = ".") -> int:
     """KRM function mode: ResourceList in, ResourceList out; returns the exit code."""
+    if len(data) > MAX_FILE_BYTES:
+        problem = Result(f"the ResourceList is larger than the input limit of {limit_text(MAX_FILE_BYTES)}", file="<stdin>")
+        return _unreadable(b"", [problem], stdout, stderr, "the input was not read")
     text, results = decode(data, "<stdin>")
     parsed: ResourceListInput | None = None
     if text is not None:
@@ -642,9 +678,16 @@ def main(plugin_config: str | None) -> int:
     gc.set_threshold(200_000, 30, 30)
     return run(
         plugin_config,
-        stdin=lambda: sys.stdin.buffer.read(),
+        stdin=_read_stdin,
         stdout=sys.stdout,
         stderr=sys.stderr,
         env=os.environ,
-        stdin_is_tty=sys.stdin.isatty(),
+        stdin_is_tty=sys.stdin is not None and sys.stdin.isatty(),
     )
+
+
+def _read_stdin() -> bytes:
+    """The whole of stdin (nothing when it is closed), up to the input limit plus one byte."""
+    if sys.stdin is None:
+        return b""
+    return sys.stdin.buffer.read(MAX_FILE_BYTES + 1)

@@ -31,7 +31,9 @@ source fails to render.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import json
 import re
 import os
 import shlex
@@ -40,12 +42,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from plugin.files import Source, manifest_files, read_sources
+from plugin.files import Source, manifest_files, read_bytes, read_sources
 from plugin.options import CommonOptions
 from plugin.settings import Settings, settings_from_args
 from plugin.yamlio.lines import report
 from plugin.yamlio.codec import dump_documents, load_documents
 from renderer import consts
+from renderer.clashes import Identities
 from renderer.cluster.state import BUNDLE_SOURCE, StateLayer, build_cluster_state
 from renderer.config import RENDER_CONFIG_API_VERSION, RENDER_CONFIG_KIND
 from renderer.bundle import Item, render_bundle
@@ -58,9 +61,33 @@ SETTINGS_KINDS = {
 }
 
 
+_HEADER = re.compile(re.escape(HEADER_PREFIX) + r" from (.*); DO NOT EDIT\.")
+
+
 def header(source_path: str) -> str:
     """The first line of every output file (Go's generated-code convention, as a YAML comment)."""
     return f"{HEADER_PREFIX} from {source_path}; DO NOT EDIT.\n"
+
+
+def generated_from(first_line: str) -> str | None:
+    """The source path an output file's header names, or None when the file is not ours."""
+    match = _HEADER.fullmatch(first_line.rstrip("\r\n"))
+    return match.group(1) if match else None
+
+
+def file_name_problem(name: str) -> str | None:
+    """Why a source file name cannot be written into a header comment, or None.
+
+    A line break would end the comment and put the rest of the name into the YAML stream; a
+    name that is not UTF-8 cannot be written into a UTF-8 file at all.
+    """
+    if any(ch in name for ch in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"):
+        return "the file name contains a line break; rename the file"
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return "the file name is not valid UTF-8; rename the file"
+    return None
 
 
 def output_name(relative: str) -> str:
@@ -98,6 +125,10 @@ def hydrate(source_root: str, sources: Sequence[Source], settings: Settings) -> 
     texts = {source.name: source.text for source in sources}
     per_file: list[tuple[Source, list[Item]]] = []
     for source in sources:
+        problem = file_name_problem(source.name)
+        if problem is not None:
+            results.append(Result(problem, file=source.name))
+            continue
         documents, problems = load_documents(source.text, source.name)
         results.extend(problems)
         items = [Item(d.obj, d.file, d.index) for d in documents if not _is_settings_document(d.obj)]
@@ -114,9 +145,16 @@ def hydrate(source_root: str, sources: Sequence[Source], settings: Settings) -> 
     files: dict[str, str] = {}
     owners: dict[str, str] = {}
     seen: set[tuple[str, str, str, str]] = set()
+    # One identity index for the tree: two files rendering one object is a clash naming both.
+    identities = Identities(settings.namespace)
     for source, items in per_file:
         rendered = render_bundle(
-            items, settings.config, settings.namespace, keep_sources=settings.settings.keep_sources, cluster=cluster
+            items,
+            settings.config,
+            settings.namespace,
+            keep_sources=settings.settings.keep_sources,
+            cluster=cluster,
+            identities=identities,
         )
         results.extend(rendered.results)
         # Objects the renderer made are written once across the tree; input objects pass as they are.
@@ -142,43 +180,76 @@ def hydrate(source_root: str, sources: Sequence[Source], settings: Settings) -> 
 
 
 def _read_text(path: str) -> str:
-    with open(path, "rb") as handle:
-        return handle.read().decode("utf-8", errors="replace")
+    data, problems = read_bytes(path, path)
+    if data is None:
+        raise OSError(problems[0].message if problems else "cannot read")
+    return data.decode("utf-8", errors="replace")
+
+
+def _first_line(path: str) -> str:
+    """The first line of a regular file that is no symlink ("" for anything else)."""
+    if os.path.islink(path) or not os.path.isfile(path):
+        return ""
+    try:
+        with open(path, "rb") as handle:
+            first = handle.readline(4096)
+    except OSError:
+        return ""
+    return first.decode("utf-8", errors="replace")
 
 
 def _is_generated(path: str) -> bool:
-    try:
-        with open(path, "rb") as handle:
-            first = handle.readline()
-    except OSError:
-        return False
-    return first.decode("utf-8", errors="replace").startswith(HEADER_PREFIX)
+    return generated_from(_first_line(path)) is not None
 
 
-_SECRET_KIND = re.compile(r"""^kind:\s*["']?Secret["']?\s*$""")
-_SECRET_KEEP = re.compile(r"^(apiVersion:|kind:|type:|metadata:\s*$|  name:|  namespace:)")
+def _owned_by(path: str, source_root: str) -> bool:
+    """A generated file whose header names a source under ``source_root`` (this run's)."""
+    origin = generated_from(_first_line(path))
+    return origin is not None and _inside_lexically(origin, source_root)
+
+
+def _inside_lexically(path: str, folder: str) -> bool:
+    path, folder = os.path.abspath(path), os.path.abspath(folder)
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def redact_secret_data(text: str) -> str:
-    """The text with everything of a Secret but its identity replaced by ``<redacted>``.
+    """The text with every Secret document reduced to its identity and ``<redacted>``.
 
-    Diffs end up in CI logs. For a Secret only apiVersion, kind, type, metadata name and
-    namespace are shown; every other run of lines becomes one ``<redacted>`` line.
+    Diffs end up in CI logs. Each document is parsed: a Secret shows only its apiVersion, kind,
+    type and metadata name and namespace (taken from the parsed object, whatever its data keys
+    are called), then one ``<redacted>`` line. A document that cannot be parsed and mentions
+    ``Secret`` is redacted whole.
     """
     out: list[str] = []
     for document in _documents(text.splitlines(keepends=True)):
-        if not any(_SECRET_KIND.match(line.rstrip("\n")) for line in document):
+        separator = document[:1] if document and document[0].startswith("---") else []
+        body = "".join(document[len(separator):])
+        if "Secret" not in body:
             out.extend(document)
             continue
-        redacting = False
-        for line in document:
-            if line.startswith("---") or _SECRET_KEEP.match(line):
-                out.append(line)
-                redacting = False
-            elif not redacting:
-                out.append("<redacted>\n")
-                redacting = True
+        docs, problems = load_documents(body, "")
+        if problems:
+            out.extend([*separator, "<redacted: a document that mentions Secret and cannot be read>\n"])
+            continue
+        if not any(isinstance(d.obj, dict) and d.obj.get("kind") == "Secret" for d in docs):
+            out.extend(document)
+            continue
+        out.extend(separator)
+        for doc in docs:
+            out.extend(_redacted(doc.obj))
     return "".join(out)
+
+
+def _redacted(obj: Any) -> list[str]:
+    """A parsed document as YAML lines; a Secret reduced to its identity, then ``<redacted>``."""
+    if not (isinstance(obj, dict) and obj.get("kind") == "Secret"):
+        return dump_documents([obj]).removeprefix("---\n").splitlines(keepends=True)
+    meta = obj.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    identity: dict[str, Any] = {key: obj[key] for key in ("apiVersion", "kind", "type") if key in obj}
+    identity["metadata"] = {key: meta[key] for key in ("name", "namespace") if key in meta}
+    return [*dump_documents([identity]).removeprefix("---\n").splitlines(keepends=True), "<redacted>\n"]
 
 
 def _documents(lines: list[str]) -> list[list[str]]:
@@ -226,28 +297,72 @@ class Change:
     expected: str | None
 
 
-def compare(output_root: str, expected: dict[str, str], tracked: set[str] | None = None) -> list[Change]:
+def compare(
+    output_root: str, expected: dict[str, str], tracked: set[str] | None = None, source_root: str | None = None
+) -> list[Change]:
     """Every output file that is missing, different or stale, in path order.
 
     With ``tracked`` (absolute paths git knows), an untracked output file counts as missing.
+    A file is stale only when its header names a source under ``source_root`` (this run's
+    SOURCE): another run sharing OUTPUT keeps its files.
     """
 
     def present(path: str) -> bool:
-        return os.path.isfile(path) and (tracked is None or os.path.abspath(path) in tracked)
+        return os.path.isfile(path) and not os.path.islink(path) and (tracked is None or os.path.abspath(path) in tracked)
 
     changes: list[Change] = []
     for name in sorted(expected):
         path = os.path.join(output_root, name)
-        committed = _read_text(path) if present(path) else None
+        try:
+            committed = _read_text(path) if present(path) else None
+        except OSError:
+            committed = None
         if committed != expected[name]:
             changes.append(Change(path, committed, expected[name]))
     if os.path.isdir(output_root):
         for path in manifest_files(output_root)[0]:
             name = _posix(os.path.relpath(path, output_root))
-            if name not in expected and present(path) and _is_generated(path):
+            if name in expected or not present(path):
+                continue
+            if _owned_by(path, source_root) if source_root is not None else _is_generated(path):
                 changes.append(Change(path, _read_text(path), None))
         changes.sort(key=lambda change: change.path)
     return changes
+
+
+def refusals(changes: Sequence[Change], output_root: str, source_root: str) -> list[Result]:
+    """Why ``--fix`` may not write or delete each changed file (nothing is written when any).
+
+    Only regular files this run generated are replaced; nothing is written through a symlink
+    (a symlinked folder could point into SOURCE, a symlinked file outside the repository).
+    """
+    results: list[Result] = []
+    root = os.path.abspath(output_root)
+    for change in changes:
+        path = os.path.abspath(change.path)
+        shown = _posix(change.path)
+        # every folder between OUTPUT and the file, and the file itself
+        current, links = path, []
+        while current != root and current.startswith(root + os.sep):
+            if os.path.islink(current):
+                links.append(current)
+            current = os.path.dirname(current)
+        if links:
+            results.append(Result(f"{_posix(links[-1])} is a symlink; nothing is written through it", file=shown))
+            continue
+        if not os.path.lexists(path):
+            continue
+        if os.path.isdir(path):
+            results.append(Result("is a folder where an output file belongs; not replaced", file=shown))
+        elif not os.path.isfile(path):
+            results.append(Result("is not a regular file; not replaced", file=shown))
+        else:
+            origin = generated_from(_first_line(path))
+            if origin is None:
+                results.append(Result("exists and was not generated by dynamo-render (no header line); not replaced", file=shown))
+            elif not _inside_lexically(origin, source_root):
+                results.append(Result(f"was generated from {origin} by another run sharing this folder; not replaced", file=shown))
+    return results
 
 
 def tracked_files(paths: Sequence[str]) -> tuple[set[str] | None, list[Result]]:
@@ -263,18 +378,51 @@ def tracked_files(paths: Sequence[str]) -> tuple[set[str] | None, list[Result]]:
     return {os.path.abspath(name) for name in names if name}, []
 
 
-def apply(changes: Sequence[Change], output_root: str, stdout: TextIO) -> None:
-    """Write or delete each changed file, then drop directories the deletions emptied."""
+def apply(changes: Sequence[Change], output_root: str, stdout: TextIO) -> list[Result]:
+    """Write or delete each changed file, then drop directories the deletions emptied.
+
+    Each file is written to a temporary file in its folder and renamed over the target, so a
+    crash leaves the old content or the new, never a truncated file. A failure (full or
+    read-only disk) stops the run with one error line.
+    """
     for change in changes:
-        if change.expected is None:
-            os.remove(change.path)
-            _prune(os.path.dirname(change.path), output_root)
-            stdout.write(f"removed stale {_posix(change.path)}\n")
-            continue
-        os.makedirs(os.path.dirname(change.path) or ".", exist_ok=True)
-        with open(change.path, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(change.expected)
+        try:
+            if change.expected is None:
+                os.remove(change.path)
+                _prune(os.path.dirname(change.path), output_root)
+                stdout.write(f"removed stale {_posix(change.path)}\n")
+                continue
+            os.makedirs(os.path.dirname(change.path) or ".", exist_ok=True)
+            write_atomically(change.path, change.expected)
+        except OSError as err:
+            return [Result(f"cannot write: {err.strerror or err}", file=_posix(change.path))]
         stdout.write(f"wrote {_posix(change.path)}\n")
+    return []
+
+
+def write_atomically(path: str, text: str) -> None:
+    """``text`` into ``path`` by way of a temporary file beside it and a rename."""
+    import tempfile
+
+    folder, name = os.path.split(path)
+    handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder or ".")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, 0o644 & ~_umask())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(temporary)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _prune(directory: str, root: str) -> None:
@@ -325,11 +473,14 @@ def run(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: b
     if any(r.is_error for r in results):
         return 1
 
-    changes = compare(output, hydrated.files, tracked)
+    changes = compare(output, hydrated.files, tracked, source)
     if not changes:
         return 0
     if fix:
-        apply(changes, output, stdout)
+        problems = refusals(changes, output, source)
+        if not problems:
+            problems = apply(changes, output, stdout)
+        report(problems, {}, stdout, args.verbose)
         return 1
     for change in changes:
         stdout.writelines(_diff(change.committed, change.expected, _posix(change.path)))

@@ -1,8 +1,9 @@
 """The ``dynamo-validate`` pre-commit hook: every offline admission rule, then a render.
 
 Each file named on the command line is checked on its own, so pre-commit may split the file
-list into parallel chunks. A file is read only when its text mentions a Dynamo kind; other YAML
-is skipped without parsing. Each DynamoComponentDeployment and DynamoGraphDeployment goes
+list into parallel chunks. A commit whose files never mention a Dynamo kind is skipped without
+parsing; otherwise the other files are parsed too, only to claim their objects' identities: a
+hand-written object named like a rendered one is a clash naming both files (DESIGN decision 12). Each DynamoComponentDeployment and DynamoGraphDeployment goes
 through the renderer exactly as ``dynamo-render render`` would take it (CRD schema, CEL rules,
 webhooks, then rendering), and every problem prints as one line::
 
@@ -30,6 +31,7 @@ from renderer.results import Code, Result, Severity
 
 if TYPE_CHECKING:
     from plugin.settings import Settings
+    from renderer.clashes import Identities
 
 DYNAMO_KINDS = (consts.DCD_KIND, consts.DGD_KIND)
 # a DCD's spec.podTemplate or a DGD component's spec.components[i].podTemplate, and below
@@ -56,20 +58,39 @@ def strict_pod_template(result: Result) -> Result:
     return result
 
 
-def validate_source(source: Source, settings: Settings) -> list[Result]:
-    """Every problem in one file: YAML, admission rules and rendering."""
+def validate_source(source: Source, settings: Settings, identities: Identities | None = None) -> list[Result]:
+    """Every problem in one file: YAML, admission rules and rendering.
+
+    ``identities``, shared by the files of one run, makes two files rendering one object an
+    error naming both (pre-commit may split a commit's files into chunks; each chunk is one run).
+    """
     from renderer.bundle import Item, render_bundle
 
     if not mentions_dynamo_kind(source.text):
         return []
     documents, results = load_documents(source.text, source.name)
     items = [Item(doc.obj, doc.file, doc.index) for doc in documents]
-    rendered = render_bundle(items, settings.config, settings.namespace, cluster_layers=settings.cluster_layers)
+    rendered = render_bundle(
+        items, settings.config, settings.namespace, cluster_layers=settings.cluster_layers, identities=identities
+    )
     for result in rendered.results:
         if not result.file and result.resource is not None:
             # cluster-state notes name an object of this file but no document
             result = result.with_source(source.name, None)
         results.append(strict_pod_template(result))
+    return results
+
+
+def claim_objects(source: Source, identities: Identities) -> list[Result]:
+    """Claim the identities of a file without Dynamo resources; a clash is an error naming both files."""
+    from renderer.clashes import Origin
+    from renderer.results import ResourceRef
+
+    documents, results = load_documents(source.text, source.name)
+    for doc in documents:
+        _, clash = identities.claim(doc.obj, Origin(ResourceRef.of(doc.obj), doc.file, doc.index), rendered=False)
+        if clash is not None:
+            results.append(clash)
     return results
 
 
@@ -82,13 +103,19 @@ def run(filenames: Sequence[str], args: CommonOptions, stdout: TextIO) -> int:
     texts: dict[str, str] = {}
     if candidates:
         from plugin.settings import settings_from_args
+        from renderer.clashes import Identities
 
         settings, problems = settings_from_args(args)
         results.extend(problems)
-        for source in candidates:
-            if settings is None:
+        identities = Identities(settings.namespace) if settings is not None else None
+        for source in sources:
+            if settings is None or identities is None:
                 break
-            found = validate_source(source, settings)
+            if source in candidates:
+                found = validate_source(source, settings, identities)
+            else:
+                # Other files only claim their objects: one named like a rendered object is a clash.
+                found = claim_objects(source, identities)
             if any(r.severity is not Severity.INFO or args.verbose for r in found):
                 texts[source.name] = source.text
             results.extend(found)

@@ -329,7 +329,13 @@ def load_documents(text: str, file: str) -> tuple[list[Document], list[Result]]:
     reads it: our own ``-o json`` output (one object per line) and JSON that YAML cannot hold
     (surrogate-pair escapes, tabs) come back as they were written.
     """
-    docs: list[Document] = []
+    if text.lstrip(" \t\r\n")[:1] == "{":
+        # kubectl's YAMLOrJSONDecoder reads a stream that starts with "{" as JSON (no NaN, no
+        # YAML scalars); one that is not valid JSON is still tried as YAML below.
+        docs, problems = load_json_stream(text, file)
+        if not problems or not problems[0].message.startswith("invalid JSON at line"):
+            return docs, problems
+    docs = []
     index = 0  # the document being read, also when reading it fails
     try:
         for obj in yaml.load_all(text, Loader=Loader):
@@ -364,7 +370,13 @@ def _json_constant(name: str) -> Any:
 
 
 def _json_int(text: str) -> int | float:
-    """An integer as Go decodes it for Kubernetes: int64 (or uint64), else a float64."""
+    """An integer as Go decodes it for Kubernetes: int64 (or uint64), else a float64.
+
+    One past float64's range is Go's "cannot unmarshal number" error (and Python would refuse
+    to convert a decimal of more than 4300 digits).
+    """
+    if len(text.lstrip("-")) > 309:
+        raise _JSONValueError(f"number with {len(text.lstrip('-'))} digits is out of range (json: cannot unmarshal number)")
     value = int(text)
     return value if INT64_RANGE[0] <= value <= UINT64_MAX else float(text)
 

@@ -19,7 +19,7 @@ from typing import Any, TextIO
 import yaml
 
 from plugin.yamlio.codec import Loader
-from renderer.results import ResourceRef, Result, Severity
+from renderer.results import ResourceRef, Result, Severity, one_line
 
 
 class LineIndex:
@@ -219,9 +219,11 @@ def with_line(result: Result, index: LineIndex | None) -> str:
     body = replace(result, file="", index=None).line()
     if not result.file:
         return body
+    # a line break in a file name must not split the problem line
+    file = one_line(result.file)
     if line is None:
-        return f"{result.file}: {body}"
-    return f"{result.file}:{line}: {body}"
+        return f"{file}: {body}"
+    return f"{file}:{line}: {body}"
 
 
 def format_results(results: Sequence[Result], texts: dict[str, str]) -> list[str]:

@@ -42,7 +42,7 @@ def _json_nodes(text: str, many: bool) -> list[yaml.Node] | None:
         return None
     try:
         values = [json.loads(text)] if not many else list(_json_stream(text))
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     dumper = _dumper(io.StringIO())
     return [dumper.represent_data(value) for value in values]
@@ -65,7 +65,10 @@ def read_nodes(text: str, source: str, many: bool) -> tuple[list[yaml.Node], lis
     try:
         return _compose(text, many), []
     except yaml.YAMLError as err:
-        nodes = _json_nodes(text, many)
+        try:
+            nodes = _json_nodes(text, many)
+        except RecursionError:
+            return [], [Result("document nesting is too deep", file=source)]
         if nodes is not None:
             return nodes, []
         return [], [Result(yaml_message(err), file=source)]

@@ -47,6 +47,9 @@ def _go_int(plain: str) -> int | None:
     if match is None:
         return None
     sign, digits = match.groups()
+    if len(digits) > 70:
+        # longer than any 64-bit integer in any base (Python refuses decimals past 4300 digits)
+        return None
     if len(digits) > 1 and digits[0] == "0" and digits[1] in "xXoObB":
         value = int(digits[2:], {"x": 16, "o": 8, "b": 2}[digits[1].lower()])
     else:

@@ -87,6 +87,8 @@ def _pod_spec(spec: dict[str, Any], prefix: str) -> list[Result]:
                     results.append(Result(f"duplicate container name {objectmeta.show(name)} (also {seen[name]})", field=f"{where}.name"))
                 seen.setdefault(name, where)
             results += _ports(container.get("ports"), f"{where}.ports")
+            results += _env_names(container.get("env"), f"{where}.env")
+            results += _resources(container.get("resources"), f"{where}.resources")
             # a mount names a volume (declared, or one the operator adds under that name)
             for position, mount in _items(container.get("volumeMounts")):
                 mount_name = mount.get("name")
@@ -98,6 +100,71 @@ def _pod_spec(spec: dict[str, Any], prefix: str) -> list[Result]:
         results += objectmeta.validate_labels(_strings(spec["nodeSelector"]), f"{prefix}.nodeSelector")
     for selector, where in match_labels(spec, prefix):
         results += objectmeta.validate_labels(_strings(selector), where)
+    return results
+
+
+def env_name_problem(name: str) -> str | None:
+    """Why the API server refuses an environment variable name, or None.
+
+    Any printable ASCII character but ``=`` is allowed (relaxed environment variable names,
+    on by default since Kubernetes 1.32); the name may not be empty.
+    Mirrors: k8s.io/kubernetes pkg/apis/core/validation validation.go validateEnvVarName
+    (RelaxedEnvironmentVariableValidation).
+    """
+    if not name:
+        return "Required value"
+    if any(not " " <= ch <= "~" or ch == "=" for ch in name):
+        return "a valid environment variable name must consist only of printable ASCII characters other than '='"
+    return None
+
+
+def _env_names(env: Any, prefix: str) -> list[Result]:
+    results: list[Result] = []
+    for index, item in _items(env):
+        name = item.get("name")
+        if isinstance(name, str):
+            problem = env_name_problem(name)
+            if problem:
+                results.append(Result(f"invalid environment variable name {objectmeta.show(name)}: {problem}", field=f"{prefix}[{index}].name"))
+    return results
+
+
+def _is_extended_resource(name: str) -> bool:
+    """A resource outside the kubernetes.io namespace (``nvidia.com/gpu``): whole numbers only.
+
+    Mirrors: k8s.io/kubernetes pkg/apis/core/helper helpers.go IsExtendedResourceName.
+    """
+    if "/" not in name or name.startswith("requests."):
+        return False
+    domain = name.split("/", 1)[0]
+    return not (domain == "kubernetes.io" or domain.endswith(".kubernetes.io"))
+
+
+def _resources(resources: Any, prefix: str) -> list[Result]:
+    """Requests and limits: never negative; extended resources (GPUs) whole numbers.
+
+    Mirrors: k8s.io/kubernetes pkg/apis/core/validation validation.go ValidateResourceRequirements,
+    ValidateResourceQuantityValue, ValidateNonnegativeQuantity.
+    """
+    from renderer.gocompat.quantity import unmarshal_quantity
+
+    results: list[Result] = []
+    if not isinstance(resources, dict):
+        return results
+    for group in ("limits", "requests"):
+        values = resources.get(group)
+        if not isinstance(values, dict):
+            continue
+        for name, raw in values.items():
+            where = f"{prefix}.{group}.{name}"
+            try:
+                quantity = unmarshal_quantity(raw)
+            except ValueError:
+                continue  # the pod template schema reports the format
+            if quantity.sign() < 0:
+                results.append(Result(f"invalid quantity {objectmeta.show(str(quantity))}: must be greater than or equal to 0", field=where))
+            elif isinstance(name, str) and _is_extended_resource(name) and quantity.whole() is None:
+                results.append(Result(f"invalid quantity {objectmeta.show(str(quantity))}: must be an integer", field=where))
     return results
 
 

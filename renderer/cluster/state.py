@@ -317,7 +317,7 @@ def _registry_hosts(secret: Mapping[str, Any], ref: ResourceRef) -> tuple[list[s
     if payload is not None:
         try:
             auths = json.loads(payload).get("auths")
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):
             auths = None
     if not isinstance(auths, dict):
         return [], [

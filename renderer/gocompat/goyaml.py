@@ -138,6 +138,9 @@ def _parses_go_int(text: str) -> bool:
     digits = "0123456789abcdef"[:base]
     if not body or not all(c in digits for c in body.lower()):
         return False
+    if base == 10 and len(body) > 20:
+        # more digits than any 64-bit integer (and than Python converts by default)
+        return False
     number = int(body, base)
     if text.startswith("-"):
         return number <= 1 << 63

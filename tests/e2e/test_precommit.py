@@ -210,7 +210,8 @@ def test_validate_runs_on_json_sources(validate_repo: Path, pre_commit_home: Pat
 def test_validate_in_parallel_chunks_reports_every_bad_file(tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path) -> None:
     files = {f"deploy/ok-{n:02d}.yaml": GOOD.replace("agg-frontend", f"frontend-{n:02d}") for n in range(40)}
     files["deploy/a-bad.yaml"] = BAD
-    files["deploy/z-bad.yaml"] = BAD
+    # renamed: two files defining one object would also be an identity clash
+    files["deploy/z-bad.yaml"] = BAD.replace("name: settings", "name: settings-z").replace("name: typo", "name: typo-z")
     config = _hook_config(hook_repo, "      - id: dynamo-validate\n")
     repo = _user_repo(tmp_path / "many", config, files)
     done = _pre_commit(repo, pre_commit_home, "dynamo-validate", "--all-files")

@@ -1,0 +1,85 @@
+"""Objects the API server would refuse are errors in every front end, never output.
+
+Restated from k8s.io/kubernetes pkg/apis/core/validation (validateEnvVarName with relaxed
+environment variable names, ValidateResourceRequirements: quantities non-negative, extended
+resources whole numbers) and the decoder's refusal of anything but an object with a kind.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from plugin.frontends import render as render_frontend
+
+IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0"
+
+
+def dcd(container: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "apiVersion": "nvidia.com/v1beta1",
+        "kind": "DynamoComponentDeployment",
+        "metadata": {"name": "front", "namespace": "llm"},
+        "spec": {"type": "frontend", "podTemplate": {"spec": {"containers": [{"name": "main", "image": IMAGE, **container}]}}},
+    }
+
+
+def render(text: str, tmp_path: Path) -> tuple[int, str, str]:
+    path = tmp_path / "input.yaml"
+    path.write_text(text)
+    out, err = io.StringIO(), io.StringIO()
+    code = render_frontend.run(
+        paths=[str(path)], operator_config=None, config=None, namespace=None, keep_sources=False, lws=None,
+        output="yaml", verbose=False, stdout=out, stderr=err,
+    )
+    return code, out.getvalue(), err.getvalue()
+
+
+REFUSED = {
+    "empty-env-name": (dcd({"env": [{"name": "", "value": "x"}]}), "env[0].name"),
+    "env-name-with-equals": (dcd({"env": [{"name": "A=B", "value": "x"}]}), "env[0].name"),
+    "non-ascii-env-name": (dcd({"env": [{"name": "名前", "value": "x"}]}), "env[0].name"),
+    "negative-memory": (dcd({"resources": {"limits": {"memory": "-1Gi"}}}), "resources.limits.memory"),
+    "fractional-gpu": (dcd({"resources": {"limits": {"nvidia.com/gpu": "0.5"}}}), "resources.limits.nvidia.com/gpu"),
+    "negative-cpu-request": (dcd({"resources": {"requests": {"cpu": "-100m"}}}), "resources.requests.cpu"),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSED))
+def test_pod_fields_the_api_server_refuses(case: str, tmp_path: Path) -> None:
+    obj, field = REFUSED[case]
+    code, stdout, stderr = render(json.dumps(obj), tmp_path)
+    assert code == 1 and stdout == "", stderr
+    assert field in stderr, stderr
+
+
+@pytest.mark.parametrize(
+    "env_name", ["A", "a.b", "_x", "with space", "1ABC", "-dash", "~!@#$%^&*()"]
+)
+def test_env_names_the_api_server_accepts(env_name: str, tmp_path: Path) -> None:
+    code, _, stderr = render(json.dumps(dcd({"env": [{"name": env_name, "value": "x"}]})), tmp_path)
+    assert code == 0, stderr
+
+
+@pytest.mark.parametrize(
+    "text,what",
+    [
+        ("--- 42\n", "bare scalar"),
+        ("--- hello\n", "bare scalar"),
+        ("- a\n- b\n", "bare list"),
+        ("apiVersion: v1\nkind: List\nitems:\n- null\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n", "null item"),
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: n}\n", "name read as false"),
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: y}\n", "name read as true"),
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: 12}\n", "name read as a number"),
+        ("kind: ConfigMap\nmetadata: {name: c}\n", "no apiVersion"),
+        ("apiVersion: v1\nmetadata: {name: c}\n", "no kind"),
+    ],
+)
+def test_documents_the_api_server_refuses(text: str, what: str, tmp_path: Path) -> None:
+    code, stdout, stderr = render(text + "---\n" + json.dumps(dcd({})), tmp_path)
+    assert code == 1 and stdout == "", f"{what}: {stderr}"
+    assert "input.yaml" in stderr
