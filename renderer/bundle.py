@@ -333,8 +333,6 @@ def not_an_object(obj: Any) -> Result | None:
             got = "missing" if value is None else f"a {describe_kind(value)}"
             return Result(f"{key} must be a non-empty string (got {got})", resource=ref, field=key)
     metadata = obj.get("metadata")
-    if metadata is not None and not isinstance(metadata, dict):
-        return Result(f"metadata must be a mapping (got a {describe_kind(metadata)})", resource=ref, field="metadata")
     name = metadata.get("name") if isinstance(metadata, dict) else None
     if name is not None and (not isinstance(name, str) or not name):
         hint = " (an unquoted y, n, yes, no, on or off is a YAML 1.1 boolean; quote the name)" if isinstance(name, bool) else ""

@@ -129,19 +129,8 @@ def _env_names(env: Any, prefix: str) -> list[Result]:
     return results
 
 
-def _is_extended_resource(name: str) -> bool:
-    """A resource outside the kubernetes.io namespace (``nvidia.com/gpu``): whole numbers only.
-
-    Mirrors: k8s.io/kubernetes pkg/apis/core/helper helpers.go IsExtendedResourceName.
-    """
-    if "/" not in name or name.startswith("requests."):
-        return False
-    domain = name.split("/", 1)[0]
-    return not (domain == "kubernetes.io" or domain.endswith(".kubernetes.io"))
-
-
 def _resources(resources: Any, prefix: str) -> list[Result]:
-    """Requests and limits: never negative; extended resources (GPUs) whole numbers.
+    """Requests and limits are never negative.
 
     Mirrors: k8s.io/kubernetes pkg/apis/core/validation validation.go ValidateResourceRequirements,
     ValidateResourceQuantityValue, ValidateNonnegativeQuantity.
@@ -163,8 +152,6 @@ def _resources(resources: Any, prefix: str) -> list[Result]:
                 continue  # the pod template schema reports the format
             if quantity.sign() < 0:
                 results.append(Result(f"invalid quantity {objectmeta.show(str(quantity))}: must be greater than or equal to 0", field=where))
-            elif isinstance(name, str) and _is_extended_resource(name) and quantity.whole() is None:
-                results.append(Result(f"invalid quantity {objectmeta.show(str(quantity))}: must be an integer", field=where))
     return results
 
 

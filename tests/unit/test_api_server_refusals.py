@@ -1,8 +1,7 @@
 """Objects the API server would refuse are errors in every front end, never output.
 
 Restated from k8s.io/kubernetes pkg/apis/core/validation (validateEnvVarName with relaxed
-environment variable names, ValidateResourceRequirements: quantities non-negative, extended
-resources whole numbers) and the decoder's refusal of anything but an object with a kind.
+environment variable names, ValidateResourceRequirements: quantities non-negative) and the decoder's refusal of anything but an object with a kind.
 """
 
 from __future__ import annotations
@@ -44,7 +43,6 @@ REFUSED = {
     "env-name-with-equals": (dcd({"env": [{"name": "A=B", "value": "x"}]}), "env[0].name"),
     "non-ascii-env-name": (dcd({"env": [{"name": "名前", "value": "x"}]}), "env[0].name"),
     "negative-memory": (dcd({"resources": {"limits": {"memory": "-1Gi"}}}), "resources.limits.memory"),
-    "fractional-gpu": (dcd({"resources": {"limits": {"nvidia.com/gpu": "0.5"}}}), "resources.limits.nvidia.com/gpu"),
     "negative-cpu-request": (dcd({"resources": {"requests": {"cpu": "-100m"}}}), "resources.requests.cpu"),
 }
 
