@@ -77,8 +77,6 @@ CMP_WORKDIR_NAME = "_cmp_server"
 
 LOCAL_CONFIG_ANNOTATION = "config.kubernetes.io/local-config"
 MAX_REPORT_LINES = 100
-# The Application's parameters arrive in one environment variable; a few short strings in practice.
-MAX_APP_PARAMETERS_BYTES = 1 * 2**20
 EXIT_ERROR = 1
 EXIT_TERMINATED = 143
 
