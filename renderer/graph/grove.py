@@ -99,6 +99,9 @@ def is_scaling_group_forced(spec: DynamoComponentDeploymentSharedSpec) -> bool:
     return experimental is not None and experimental.grove is not None and experimental.grove.force_scaling_group
 
 
+FAILOVER_ENGINE_GROUP_LABEL = "nvidia.com/dynamo-failover-engine-group-member"
+
+
 @dataclass(frozen=True)
 class ServiceRole:
     """One clique of a component: its name, pod role, replica count and static rank.
@@ -135,15 +138,20 @@ def expand_roles(name: str, spec: DynamoComponentDeploymentSharedSpec) -> list[S
 
 
 def expand_gms_roles(name: str, spec: DynamoComponentDeploymentSharedSpec) -> list[ServiceRole]:
-    """Extension point: the inter-pod GPU Memory Service layout (a weight-server clique per rank).
+    """The inter-pod GPU Memory Service layout: per rank a weight-server clique, then the engine
+    clique of the primary and its shadows.
 
-    Mirrors: internal/dynamo/graph.go expandSingleNodeGMSRoles, expandMultinodeGMSRoles
-    (not ported: GMS belongs to the GPU Memory Service pathway).
+    Mirrors: internal/dynamo/graph.go expandSingleNodeGMSRoles, expandMultinodeGMSRoles,
+    api/v1beta1 GetTotalEnginePods (renderer.pod.failover.expand_gms_roles)
     """
-    raise RenderError(
-        "not supported yet: inter-pod GPU Memory Service cliques (weight-server pods) on the Grove pathway",
-        "experimental.gpuMemoryService.mode",
-    )
+    from renderer.pod import failover
+
+    experimental = spec.experimental
+    shadows = 0
+    if is_inter_pod_failover(spec) and experimental is not None and experimental.failover is not None:
+        shadows = max(experimental.failover.num_shadows, 1)
+    roles = failover.expand_gms_roles(name, spec.number_of_nodes, shadows + 1)
+    return [ServiceRole(r.name, r.role, r.replicas, r.rank) for r in roles]
 
 
 def longest_clique_name(name: str, spec: DynamoComponentDeploymentSharedSpec) -> str:
@@ -324,13 +332,27 @@ def clique_annotations(dgd: DGD, component: Component, template_annotations: dic
     return annotations
 
 
-def gms_clique_pod_spec(role: ServiceRole, component: Component) -> dict[str, Any]:
-    """Extension point: the GMS weight-server pod of one rank.
+def gms_clique_pod_spec(
+    role: ServiceRole, component: Component, dcd: DCD, config: RenderConfig, cluster: ClusterState, gpu_count: Callable[[], int]
+) -> dict[str, Any]:
+    """The GMS weight-server pod of one rank: a single-node main pod of the component, transformed.
 
-    Mirrors: internal/dynamo/graph.go generatePodSpecForRole (RoleGMS branch), gmsWeightServerPodSpec
-    (not ported: GMS belongs to the GPU Memory Service pathway).
+    Mirrors: internal/dynamo/graph.go generatePodSpecForRole (RoleGMS branch), failover.go
+    gmsWeightServerPodSpec
     """
-    raise RenderError("not supported yet: GMS weight-server pods on the Grove pathway", f"{component.path}.experimental.gpuMemoryService")
+    from dataclasses import replace
+
+    from renderer.pod import failover, gms
+
+    single = replace(dcd, spec=dcd.spec.model_copy(update={"multinode": None}))
+    base = generate_base_pod_spec(single, component.type, consts.ROLE_MAIN, config.operator, cluster, gpu_count, None, GroveDeployer())
+    main = next((c for c in (dcd.pod_template or {}).get("spec", {}).get("containers") or [] if c.get("name") == consts.MAIN_CONTAINER_NAME), {})
+    try:
+        gpus = gms.main_gpu_count(main.get("resources") or {})
+    except (RenderError, ValueError) as err:
+        message = err.message if isinstance(err, RenderError) else str(err)
+        raise RenderError(f"failed to get GPU count for GMS weight server: {message}", f"{component.path}.podTemplate") from None
+    return failover.weight_server_pod_spec(base, role.rank, gpus)
 
 
 def render_clique(
@@ -352,12 +374,17 @@ def render_clique(
     internal/dynamo/grove.go injectKaiSchedulerIfEnabled, injectVolcanoSchedulerIfEnabled.
     """
     spec = component.spec
+    inter_pod = is_inter_pod_gms(spec)
     if role.role == "gms":
-        pod_spec = gms_clique_pod_spec(role, component)
+        pod_spec = gms_clique_pod_spec(role, component, dcd, config, cluster, gpu_count)
     else:
-        pod_spec = generate_base_pod_spec(
-            dcd, component.type, role.role, config.operator, cluster, gpu_count, None, GroveDeployer()
-        )
+        # Multinode inter-pod engines find their group by pod index and carry a fixed rank.
+        deployer = GroveDeployer(inter_pod_gms=True, rank=role.rank) if inter_pod and spec.number_of_nodes > 1 else GroveDeployer()
+        pod_spec = generate_base_pod_spec(dcd, component.type, role.role, config.operator, cluster, gpu_count, None, deployer)
+        if inter_pod:
+            from renderer.pod import failover
+
+            failover.augment_engine_for_gms(pod_spec, role.rank, is_inter_pod_failover(spec))
     scaling_group = uses_scaling_group(spec)
     min_available = 1
     if not scaling_group and spec.min_available is not None:
@@ -378,6 +405,13 @@ def render_clique(
         "minAvailable": min_available,
     }
     labels = clique_labels(dgd, component, dcd.pod_template_labels, config)
+    # Failover engines form a cohort the cascade controller deletes together; weight servers
+    # never register with discovery.
+    if is_inter_pod_failover(spec) and role.role != "gms":
+        labels[FAILOVER_ENGINE_GROUP_LABEL] = consts.LABEL_VALUE_TRUE
+    if role.role == "gms":
+        labels.pop(consts.LABEL_DISCOVERY_BACKEND, None)
+        labels.pop(consts.LABEL_DISCOVERY_ENABLED, None)
     if config.kai_scheduler_enabled and pod_spec.get("schedulerName") == KAI_SCHEDULER_NAME:
         labels[KAI_QUEUE_LABEL] = kai_queue
     clique: dict[str, Any] = {"name": role.name.lower(), "labels": labels}
@@ -392,24 +426,32 @@ def render_clique(
     return clique
 
 
-def apply_startup_dependencies(cliques: list[dict[str, Any]], roles: list[ServiceRole], framework: str, nodes: int) -> bool:
-    """Multinode start order: vLLM/SGLang workers after their leader, TRT-LLM's leader after its workers.
+def apply_startup_dependencies(
+    cliques: list[dict[str, Any]], roles: list[ServiceRole], framework: str, nodes: int, inter_pod_gms: bool = False
+) -> bool:
+    """Start order: inter-pod GMS engines after their rank's weight server; multinode TRT-LLM's
+    leader after its workers (vLLM/SGLang workers after their leader only in that TRT-LLM gate).
 
     Returns True when any clique got a dependency (the PodCliqueSet then starts explicitly).
     Mirrors: internal/dynamo/graph.go applyCliqueStartupDependencies, getCliqueStartupDependencies
-    (the inter-pod GMS ordering belongs to the GMS pathway).
     """
-    if not (framework == consts.BACKEND_TRTLLM and nodes > 1):
+    multinode = framework == consts.BACKEND_TRTLLM and nodes > 1
+    if not multinode and not inter_pod_gms:
         return False
     by_name = {r.name.lower(): r for r in roles}
     leader = next((r.name.lower() for r in roles if r.role == consts.ROLE_LEADER), "")
     workers = [r.name.lower() for r in roles if r.role == consts.ROLE_WORKER]
+    gms_by_rank = {r.rank: r.name.lower() for r in roles if r.role == "gms"}
     found = False
     for clique in cliques:
         role = by_name.get(clique["name"])
         if role is None:
             continue
-        after = startup_dependencies(role.role, framework, leader, workers)
+        after: list[str] = []
+        if inter_pod_gms and role.role != "gms" and role.rank in gms_by_rank:
+            after.append(gms_by_rank[role.rank])
+        if multinode:
+            after += startup_dependencies(role.role, framework, leader, workers)
         if after:
             clique["spec"]["startsAfter"] = after
             found = True
@@ -438,6 +480,12 @@ def scaling_group_config(component: Component, dgd: DGD, clique_names: list[str]
     if spec.replicas is not None:
         config["replicas"] = spec.replicas
     config["minAvailable"] = spec.min_available if spec.min_available is not None else 1
+    if is_inter_pod_gms(spec):
+        from renderer.pod import failover
+
+        roles = expand_roles(component.name, spec)
+        gms_roles = [failover.ServiceRole(r.name, r.role, r.replicas, r.rank) for r in roles]
+        config["resourceSharing"] = failover.resource_sharing_entries(component.name, gms_roles)
     constraint = component_topology_constraint(spec, dgd)
     if constraint is not None:
         config["topologyConstraint"] = constraint
@@ -528,6 +576,7 @@ def render_pod_clique_set(
 
     cliques: list[dict[str, Any]] = []
     scaling_groups: list[dict[str, Any]] = []
+    claim_templates: list[dict[str, Any]] = []
     explicit = False
     for component, obj in generate_dcds(dgd, worker_hash):
         checkpoint = component.spec.experimental.checkpoint if component.spec.experimental is not None else None
@@ -546,7 +595,10 @@ def render_pod_clique_set(
         except RenderError as err:
             raise RenderError(f"component {component.name}: {err.message}", _component_field(component.path, err.field)) from None
         cliques += own
-        explicit = apply_startup_dependencies(own, roles, framework, component.spec.number_of_nodes) or explicit
+        inter_pod = is_inter_pod_gms(component.spec)
+        explicit = apply_startup_dependencies(own, roles, framework, component.spec.number_of_nodes, inter_pod) or explicit
+        if inter_pod:
+            claim_templates += _gms_claim_template_configs(component, roles)
         if uses_scaling_group(component.spec):
             scaling_groups.append(scaling_group_config(component, dgd, [r.name.lower() for r in roles]))
     if explicit:
@@ -554,8 +606,29 @@ def render_pod_clique_set(
     template["cliques"] = cliques
     if scaling_groups:
         template["podCliqueScalingGroups"] = scaling_groups
+    if claim_templates:
+        template["resourceClaimTemplates"] = claim_templates
     spec["template"] = template
     return {"apiVersion": GROVE_API_VERSION, "kind": PODCLIQUESET_KIND, "metadata": metadata, "spec": spec}
+
+
+def _gms_claim_template_configs(component: Component, roles: list[ServiceRole]) -> list[dict[str, Any]]:
+    """Mirrors: internal/dynamo/failover.go gmsResourceClaimTemplateConfigs (getGPUCount of the main container)."""
+    from renderer.pod import failover, gms
+
+    experimental = component.spec.experimental
+    gms_spec = experimental.gpu_memory_service if experimental is not None else None
+    main = next((c for c in (component.pod_template or {}).get("spec", {}).get("containers") or [] if c.get("name") == consts.MAIN_CONTAINER_NAME), {})
+    try:
+        gpus = gms.main_gpu_count(main.get("resources") or {})
+    except (RenderError, ValueError) as err:
+        message = err.message if isinstance(err, RenderError) else str(err)
+        raise RenderError(
+            f"failed to build GMS ResourceClaimTemplate configs for component {component.name}: {message}", component.path
+        ) from None
+    gms_roles = [failover.ServiceRole(r.name, r.role, r.replicas, r.rank) for r in roles]
+    device_class = gms_spec.device_class_name if gms_spec is not None else ""
+    return failover.resource_claim_template_configs(component.name, device_class, gpus, gms_roles)
 
 
 def _backend_framework(dcd: DCD) -> str:

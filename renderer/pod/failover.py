@@ -340,6 +340,7 @@ def resource_claim_template_configs(
             {
                 "name": rct_name(service_name, role.rank),
                 "templateSpec": {
+                    "metadata": {},
                     "spec": {
                         "devices": {
                             "requests": [
