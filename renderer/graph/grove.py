@@ -346,7 +346,7 @@ def gms_clique_pod_spec(
 
     single = replace(dcd, spec=dcd.spec.model_copy(update={"multinode": None}))
     base = generate_base_pod_spec(single, component.type, consts.ROLE_MAIN, config.operator, cluster, gpu_count, None, GroveDeployer())
-    main = next((c for c in (dcd.pod_template or {}).get("spec", {}).get("containers") or [] if c.get("name") == consts.MAIN_CONTAINER_NAME), {})
+    main: dict[str, Any] = next((c for c in (dcd.pod_template or {}).get("spec", {}).get("containers") or [] if c.get("name") == consts.MAIN_CONTAINER_NAME), {})
     try:
         gpus = gms.main_gpu_count(main.get("resources") or {})
     except (RenderError, ValueError) as err:
@@ -618,7 +618,7 @@ def _gms_claim_template_configs(component: Component, roles: list[ServiceRole]) 
 
     experimental = component.spec.experimental
     gms_spec = experimental.gpu_memory_service if experimental is not None else None
-    main = next((c for c in (component.pod_template or {}).get("spec", {}).get("containers") or [] if c.get("name") == consts.MAIN_CONTAINER_NAME), {})
+    main: dict[str, Any] = next((c for c in (component.pod_template or {}).get("spec", {}).get("containers") or [] if c.get("name") == consts.MAIN_CONTAINER_NAME), {})
     try:
         gpus = gms.main_gpu_count(main.get("resources") or {})
     except (RenderError, ValueError) as err:
