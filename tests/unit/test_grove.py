@@ -93,12 +93,16 @@ def test_expand_roles() -> None:
     assert longest_clique_name("Worker", component("Worker")) == "worker"
 
 
-def test_inter_pod_gms_is_the_gms_pathways_extension_point() -> None:
+def test_inter_pod_gms_roles() -> None:
+    # graph.go expandSingleNodeGMSRoles / expandMultinodeGMSRoles, LongestPodCliqueNameForDGDComponent
     gms = component("w", experimental={"gpuMemoryService": {"mode": "InterPod"}})
     assert uses_scaling_group(gms)
-    with pytest.raises(RenderError, match="inter-pod GPU Memory Service"):
-        expand_roles("w", gms)
-    assert longest_clique_name("w", gms) == "w"
+    assert expand_roles("w", gms) == [ServiceRole("w-gms-0", "gms", 1, 0), ServiceRole("w", "main", 1, 0)]
+    assert longest_clique_name("w", gms) == "w-gms-0"
+    failover = component("w", 2, experimental={"gpuMemoryService": {"mode": "InterPod"}, "failover": {"mode": "InterPod"}})
+    assert [(r.name, r.replicas, r.rank) for r in expand_roles("w", failover)] == [
+        ("w-gms-0", 1, 0), ("w-ldr", 2, 0), ("w-gms-1", 1, 1), ("w-wkr-1", 2, 1),
+    ]
 
 
 def test_update_strategy() -> None:
