@@ -588,3 +588,41 @@ def test_prune_last_skips_hand_written_workloads(sidecar: Sidecar) -> None:
     kinds = by_kind(run.objects)
     assert kinds[("Deployment", "fe")]["metadata"]["annotations"][SYNC_OPTIONS] == "PruneLast=true"
     assert SYNC_OPTIONS not in (kinds[("Deployment", "hand-written")]["metadata"].get("annotations") or {})
+
+
+def test_rendered_pod_clique_sets_carry_prune_last(sidecar: Sidecar) -> None:
+    """On the Grove pathway (the Grove gate on in the plugin settings) the PodCliqueSet is marked too."""
+    app = sidecar.repo / "apps" / "grove"
+    app.mkdir()
+    app.joinpath("dgd.yaml").write_text(
+        "apiVersion: nvidia.com/v1beta1\n"
+        "kind: DynamoGraphDeployment\n"
+        "metadata:\n"
+        "  name: chat\n"
+        "spec:\n"
+        "  components:\n"
+        "  - name: frontend\n"
+        "    type: frontend\n"
+        "    podTemplate:\n"
+        "      spec:\n"
+        "        containers:\n"
+        "        - name: main\n"
+        "          image: registry.example/runtime:1.5.0\n"
+    )
+    app.joinpath("render-config.yaml").write_text(
+        "apiVersion: config.dynamo-render.dev/v1alpha1\n"
+        "kind: DynamoRenderConfig\n"
+        "spec:\n"
+        "  gates:\n"
+        "    grove: true\n"
+    )
+    grove = ["grove.io/v1alpha1", "grove.io/v1alpha1/PodCliqueSet"]
+    run = sidecar.generate(
+        "apps/grove", api_versions=STOCK_APIS + grove, parameters=[{"name": "config", "string": "render-config.yaml"}]
+    )
+    assert run.code == 0, run.stderr
+    kinds = [o["kind"] for o in run.objects]
+    assert "PodCliqueSet" in kinds, (kinds, run.stderr)
+    (pcs,) = [o for o in run.objects if o["kind"] == "PodCliqueSet"]
+    assert pcs["metadata"]["annotations"][SYNC_OPTIONS] == "PruneLast=true"
+    assert not [o for o in run.objects if o["kind"] in ("Deployment", "LeaderWorkerSet")]
