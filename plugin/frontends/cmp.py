@@ -227,8 +227,9 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
                     if isinstance(state, str):
                         base = os.path.dirname(real)
                         if config_value.origin == SIDECAR:
-                            state_path: str | None = os.path.realpath(os.path.join(base, state))
-                            trusted.add(state_path)
+                            resolved = os.path.realpath(os.path.join(base, state))
+                            trusted.add(resolved)
+                            state_path: str | None = resolved
                         else:
                             state_path, problems = tree.confine(state, base, "spec.clusterStatePath")
                             results.extend(p.with_source(display, 0) for p in problems)
