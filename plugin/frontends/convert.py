@@ -41,12 +41,10 @@ CONVERTERS: dict[str, tuple[str, str]] = {
 }
 
 
-def _converter(kind: str) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
+def _converter(kind: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The conversion function of ``kind`` (imported on first use)."""
     module, name = CONVERTERS[kind]
-    try:
-        fn: Callable[[dict[str, Any]], dict[str, Any]] = getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError):
-        return None
+    fn: Callable[[dict[str, Any]], dict[str, Any]] = getattr(importlib.import_module(module), name)
     return fn
 
 
@@ -67,9 +65,6 @@ def convert_object(obj: Any, file: str, index: int, results: list[Result]) -> An
         return {**obj, "items": [convert_object(item, file, index, results) for item in obj["items"]]}
     ref = ResourceRef.of(obj)
     fn = _converter(obj["kind"])
-    if fn is None:
-        results.append(Result(f"not supported yet: converting v1alpha1 {obj['kind']}", file=file, index=index, resource=ref))
-        return obj
     try:
         return fn(obj)
     except RenderError as err:

@@ -192,18 +192,9 @@ def test_usage_errors_exit_2(tmp_path: Path, args: tuple[str, ...]) -> None:
     assert (tmp_path / "a.yaml").read_text() == ADAPTER
 
 
-def _have_dcd_dgd_conversion() -> bool:
-    try:
-        from renderer.admission.v1alpha1 import to_v1beta1  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 SPOKE = [c for c in CORPUS_CASES if "beta" in c]
 
 
-@pytest.mark.skipif(not _have_dcd_dgd_conversion(), reason="v1alpha1 -> v1beta1 DCD/DGD conversion not on this branch yet")
 @pytest.mark.parametrize("name", sorted({c["file"] for c in SPOKE}))
 def test_corpus_file_converts_as_the_operator_stores_it(name: str) -> None:
     # in-process (the command path of ``convert -o json FILE``): 200 files, no interpreter starts
