@@ -24,7 +24,7 @@ from typing import Any
 
 from renderer import consts
 from renderer.admission import apiserver
-from renderer.admission.api import parse_dcd
+from renderer.admission.parse import parse_dcd
 from renderer.clashes import Identities, Origin
 from renderer.cluster.state import BUNDLE_SOURCE, ClusterState, Kind, StateLayer, build_cluster_state
 from renderer.config import RenderConfig

@@ -29,18 +29,10 @@ from pydantic import Field, ValidationError
 from renderer import consts
 from renderer.gocompat import dynamo_types, gotypes, k8s_types
 from renderer.objects import epp
-from renderer.admission import podrules
-from renderer.admission.api import (
-    AdmissionContext,
-    DynamoComponentDeploymentSharedSpec,
-    _ignored_fields,
-    _message,
-    _Strict,
-    apply_pod_template_defaults,
-    parse_metadata,
-    validate_pod_template_schema,
-    validate_shared_spec,
-)
+from renderer.admission import podrules, podtemplate_schema
+from renderer.admission.api import DynamoComponentDeploymentSharedSpec, StrictModel
+from renderer.admission.parse import parse_metadata, pydantic_message
+from renderer.admission.webhook import AdmissionContext, ignored_fields, validate_shared_spec
 from renderer.config import RenderConfig
 from renderer.gocompat.gojson import dcd_spec_go_json
 from renderer.graph.dyn_deployment_config import ENV_NAME as DYN_DEPLOYMENT_CONFIG_ENV
@@ -97,7 +89,7 @@ _SEMVER_LENIENT = re.compile(
 )
 
 
-class KvTransferPolicy(_Strict):
+class KvTransferPolicy(StrictModel):
     cluster_topology_name: str | None = Field(default=None, alias="clusterTopologyName", min_length=1)
     label_key: str | None = Field(default=None, alias="labelKey", min_length=1, max_length=317, pattern=_LABEL_KEY_PATTERN)
     domain: str = Field(pattern=r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
@@ -105,26 +97,26 @@ class KvTransferPolicy(_Strict):
     preferred_weight: float | None = Field(default=None, alias="preferredWeight", ge=0, le=1)
 
 
-class DGDExperimentalSpec(_Strict):
+class DGDExperimentalSpec(StrictModel):
     kv_transfer_policy: KvTransferPolicy | None = Field(default=None, alias="kvTransferPolicy")
 
 
-class SpecTopologyConstraint(_Strict):
+class SpecTopologyConstraint(StrictModel):
     cluster_topology_name: str = Field(alias="clusterTopologyName", min_length=1)
     pack_domain: str | None = Field(default=None, alias="packDomain", pattern=r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
 
 
-class RestartStrategy(_Strict):
+class RestartStrategy(StrictModel):
     type: Literal["Sequential", "Parallel"] = "Sequential"
     order: list[str] | None = None
 
 
-class Restart(_Strict):
+class Restart(StrictModel):
     id: str = Field(min_length=1)
     strategy: RestartStrategy | None = None
 
 
-class DynamoGraphDeploymentSpec(_Strict):
+class DynamoGraphDeploymentSpec(StrictModel):
     """``spec`` of a v1beta1 DGD."""
 
     provider_override: dict[str, Any] | None = Field(default=None, alias="providerOverride")
@@ -243,7 +235,7 @@ def parse_dgd(
         spec = DynamoGraphDeploymentSpec.model_validate(raw_spec, context={"converted": runtime_source != consts.V1BETA1})
     except ValidationError as err:
         for error in err.errors(include_url=False):
-            results.append(Result(_message(error), field=field_path("spec", tuple(error["loc"])), resource=ref))
+            results.append(Result(pydantic_message(error), field=field_path("spec", tuple(error["loc"])), resource=ref))
         return None, results
     if metadata is None:
         return None, results
@@ -274,8 +266,8 @@ def parse_dgd(
             component = component.model_copy(update={"replicas": 1})
         pod_template: dict[str, Any] | None = None
         if component.pod_template is not None:
-            defaulted = apply_pod_template_defaults(component.pod_template)
-            results.extend(p.with_resource(ref) for p in validate_pod_template_schema(defaulted, f"{path}.podTemplate"))
+            defaulted = podtemplate_schema.apply_defaults(component.pod_template)
+            results.extend(p.with_resource(ref) for p in podtemplate_schema.validate(defaulted, f"{path}.podTemplate"))
             results.extend(p.with_resource(ref) for p in podrules.validate(defaulted, f"{path}.podTemplate"))
             normalized, problems = gotypes.normalize("PodTemplateSpec", defaulted, f"{path}.podTemplate")
             results.extend(p.with_resource(ref) for p in problems)
@@ -432,7 +424,7 @@ def validate_dgd(
             runtime_source=runtime_source,
         )
         out.extend(validate_shared_spec(component.spec, component.pod_template, component.path, ctx))
-        out.extend(r for r in _ignored_fields(component.spec, component.path, standalone=False) if not (grove and r.field.endswith(".topologyConstraint")))
+        out.extend(r for r in ignored_fields(component.spec, component.path, standalone=False) if not (grove and r.field.endswith(".topologyConstraint")))
         if component.spec.scaling_adapter is not None and not config.scaling_adapters:
             error(
                 "not emitted: the operator creates a DynamoGraphDeploymentScalingAdapter for this component, an "

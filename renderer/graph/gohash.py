@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from renderer import consts
-from renderer.admission import api
+from renderer.admission import podtemplate_schema
 from renderer.gocompat import dynamo_types, runtimeversion
 from renderer.gocompat.gojson import V1BETA1_ENCODER, go_json
 from renderer.results import RenderError, describe_kind
@@ -54,7 +54,7 @@ def resolve_runtime_version_for_hash(image: str, override: str) -> str:
 
 # The CRD's structural defaults of a component spec outside its pod template, as (path,
 # value): the API server fills them in before the operator reads the DGD, so they are part
-# of the hashed spec. The pod template's own defaults are api.POD_TEMPLATE_SPEC_DEFAULTS.
+# of the hashed spec. The pod template's own defaults are podtemplate_schema.DEFAULTS.
 COMPONENT_CRD_DEFAULTS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("eppConfig", "configMapRef", "name"), ""),
     (("experimental", "checkpoint", "deletionPolicy"), "Delete"),
@@ -91,7 +91,7 @@ def _defaults_trie(table: tuple[tuple[tuple[str, ...], Any], ...]) -> dict[str, 
 
 _SPEC_DEFAULTS = _defaults_trie(
     COMPONENT_CRD_DEFAULTS
-    + tuple((("podTemplate", "spec", *path), value) for path, value in api.POD_TEMPLATE_SPEC_DEFAULTS)
+    + tuple((("podTemplate", "spec", *path), value) for path, value in podtemplate_schema.DEFAULTS)
 )
 
 

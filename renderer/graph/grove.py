@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from renderer import consts
-from renderer.admission.api import DCD, DynamoComponentDeploymentSharedSpec, parse_dcd
+from renderer.admission.api import DCD, DynamoComponentDeploymentSharedSpec
+from renderer.admission.parse import parse_dcd
 from renderer.cluster.state import ClusterState
 from renderer.config import RenderConfig
 from renderer.gocompat.gojson import format_go_duration, parse_go_duration

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from renderer import consts
-from renderer.admission.api import parse_dcd
+from renderer.admission.parse import parse_dcd
 from renderer.cluster.state import ClusterState
 from renderer.config import RenderConfig
 from renderer.graph.dgd import DGD, WORKER_HASH_PLACEHOLDER, Component, dcd_as_written, dcd_name, generate_dcds

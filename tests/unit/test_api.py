@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from renderer.admission.api import parse_dcd
+from renderer.admission.parse import parse_dcd
 
 
 def dcd(type_: str | None = "worker", pod_spec: dict[str, Any] | None = None, **spec: Any) -> dict[str, Any]:

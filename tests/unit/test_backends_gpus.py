@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from renderer.admission.api import parse_dcd
+from renderer.admission.parse import parse_dcd
 from renderer.pod.gpus import is_gpu_resource_name, main_container_gpu_count, scalar_gpu_count
 from renderer.results import RenderError
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from renderer import consts
-from renderer.admission.api import parse_dcd
+from renderer.admission.parse import parse_dcd
 from renderer.results import RenderError
 from renderer.objects.workloads import check_main_container, workload_pod_labels
 

@@ -16,7 +16,7 @@ import yaml
 from plugin.frontends import cmp, krm
 from plugin.frontends.render import run as render_run
 from plugin.state_sources import load_state_file, namespaces_of
-from renderer.admission.api import parse_dcd
+from renderer.admission.parse import parse_dcd
 from renderer.cluster.state import (
     DEPLOYMENT,
     DEVICE_CLASS,

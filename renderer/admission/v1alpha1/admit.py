@@ -67,7 +67,7 @@ def parse_alpha_dcd(
     obj: dict[str, Any], default_namespace: str, checkpoint_gate: bool
 ) -> tuple[DCD | None, list[Result]]:
     """Admit, convert and parse a v1alpha1 DCD; the DCD returned is its stored v1beta1 form."""
-    from renderer.admission.api import parse_dcd
+    from renderer.admission.parse import parse_dcd
     from renderer.admission.v1alpha1.to_v1beta1 import dcd_to_v1beta1
 
     ref = ResourceRef.of(obj)

@@ -6,7 +6,7 @@ v1beta1 endpoint with ``requestKind`` v1alpha1. The handler then runs the v1beta
 converted object (with the runtime-version rule switched to its v1alpha1 form) and these
 v1alpha1 rules on the object converted back (ConvertFrom), which for a v1alpha1 request is the
 object the user wrote. They run here on the admitted v1alpha1 spec; the v1beta1 rules run in
-the v1beta1 admission of the converted object (renderer/admission/api.py,
+the v1beta1 admission of the converted object (renderer/admission/webhook.py,
 renderer/graph/dgd.py) and their field paths are mapped back by
 renderer/admission/v1alpha1/paths.py.
 

@@ -1,0 +1,224 @@
+"""Parsing a v1beta1 DCD document: schema, structural defaults, defaulting webhook, admission.
+
+``parse_dcd`` takes one plain document and returns a validated, defaulted ``DCD`` (see
+``renderer.admission.api``) or the problems, each a Result with a field path. Pydantic errors
+are reworded here in the API server's terms.
+
+Mirrors: internal/webhook/defaulting/dynamocomponentdeployment_handler.go (the component name
+default), the API server's metadata rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from renderer import consts
+from renderer.gocompat import gotypes
+from renderer.admission import objectmeta, podrules, podtemplate_schema
+from renderer.admission.api import DCD, DNS1123_SUBDOMAIN, DynamoComponentDeploymentSpec, StrictModel
+from renderer.admission.webhook import validate_admission
+from renderer.admission.v1alpha1.alpha_view import dcd_view
+from renderer.results import Code, ResourceRef, Result, describe_kind, field_path
+
+
+def parse_dcd(
+    obj: dict[str, Any],
+    default_namespace: str,
+    checkpoint_gate: bool = False,
+    admission: bool = True,
+    runtime_source: str = consts.V1BETA1,
+) -> tuple[DCD | None, list[Result]]:
+    """Validate and default one DCD document; every problem becomes a Result.
+
+    Returns ``(None, results)`` when any error-severity problem was found; warnings (unknown
+    podTemplate fields, ignored fields) come back alongside a usable DCD. A v1alpha1 DCD is
+    admitted and converted first (renderer/admission/v1alpha1/admit.py); ``runtime_source`` is
+    the API version the user wrote, which decides the form of the runtime-version rule.
+    """
+    ref = ResourceRef.of(obj)
+    results: list[Result] = []
+
+    api_version = obj.get("apiVersion")
+    if api_version == consts.V1ALPHA1:
+        from renderer.admission.v1alpha1.admit import parse_alpha_dcd
+
+        return parse_alpha_dcd(obj, default_namespace, checkpoint_gate)
+
+    metadata, meta_results = parse_metadata(obj, default_namespace)
+    results.extend(r.with_resource(ref) for r in meta_results)
+
+    raw_spec = obj.get("spec")
+    if raw_spec is None:
+        raw_spec = {}
+    if not isinstance(raw_spec, dict):
+        results.append(Result(f"expected object, got {describe_kind(raw_spec)}", field="spec", resource=ref))
+        return None, results
+
+    spec_results: list[Result] = []
+    converted = runtime_source != consts.V1BETA1
+    spec = validate_model(DynamoComponentDeploymentSpec, raw_spec, "spec", spec_results, converted)
+    results.extend(r.with_resource(ref) for r in spec_results)
+    if spec is None or metadata is None:
+        return None, results
+
+    # Defaulting webhook (CREATE): the stable component name falls back to metadata.name.
+    if not spec.name:
+        spec = spec.model_copy(update={"name": metadata.name})
+
+    pod_template: dict[str, Any] | None = None
+    if spec.pod_template is not None:
+        # The API server defaults and validates the embedded pod template against the CRD's
+        # structural schema before the operator decodes it.
+        defaulted = podtemplate_schema.apply_defaults(spec.pod_template)
+        results.extend(p.with_resource(ref) for p in podtemplate_schema.validate(defaulted, "spec.podTemplate"))
+        results.extend(p.with_resource(ref) for p in podrules.validate(defaulted, "spec.podTemplate"))
+        normalized, problems = gotypes.normalize("PodTemplateSpec", defaulted, "spec.podTemplate")
+        results.extend(p.with_resource(ref) for p in problems)
+        if isinstance(normalized, dict):
+            pod_template = normalized
+
+    dcd = DCD(
+        name=metadata.name,
+        namespace=metadata.namespace,
+        labels=metadata.labels,
+        annotations=metadata.annotations,
+        owner_dgd=metadata.owner_dgd,
+        spec=spec,
+        pod_template=pod_template,
+        source=obj,
+        alpha=dcd_view(obj),
+    )
+    # DCDs generated from a DGD were already admitted as DGD components.
+    if admission:
+        results.extend(r.with_resource(ref) for r in validate_admission(dcd, checkpoint_gate, runtime_source))
+    if any(r.is_error for r in results):
+        return None, results
+    return dcd, results
+
+
+@dataclass(frozen=True)
+class _Metadata:
+    name: str
+    namespace: str
+    labels: dict[str, str]
+    annotations: dict[str, str]
+    owner_dgd: str
+
+
+def parse_metadata(obj: dict[str, Any], default_namespace: str) -> tuple[_Metadata | None, list[Result]]:
+    """Name, namespace (defaulted), labels, annotations and the owner DGD of an object."""
+    results: list[Result] = []
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict):
+        return None, [Result("required field missing", field="metadata")]
+    name = meta.get("name")
+    if not isinstance(name, str) or not name:
+        results.append(Result("required field missing", field="metadata.name"))
+    elif len(name) > 253 or not DNS1123_SUBDOMAIN.fullmatch(name):
+        results.append(
+            Result(
+                f'invalid name "{name}": must be a lowercase RFC 1123 subdomain (lowercase alphanumerics, "-" and ".")',
+                field="metadata.name",
+            )
+        )
+    namespace = meta.get("namespace")
+    if namespace is None or namespace == "":
+        namespace = default_namespace
+    elif not isinstance(namespace, str):
+        results.append(Result(f"expected string, got {describe_kind(namespace)}", field="metadata.namespace"))
+    if isinstance(namespace, str):
+        results.extend(objectmeta.validate_namespace(namespace))
+    labels = _string_map(meta.get("labels"), "metadata.labels", results)
+    annotations = _string_map(meta.get("annotations"), "metadata.annotations", results)
+    # The API server's metadata rules: these are copied onto every rendered object.
+    results.extend(objectmeta.validate_labels(labels))
+    results.extend(objectmeta.validate_annotations(annotations))
+    owner = ""
+    owners = meta.get("ownerReferences")
+    if isinstance(owners, list):
+        for ref in owners:
+            if isinstance(ref, dict) and ref.get("kind") == consts.DGD_KIND and isinstance(ref.get("name"), str):
+                owner = ref["name"]
+                break
+    if results:
+        return None, results
+    assert isinstance(name, str) and isinstance(namespace, str)
+    return _Metadata(name, namespace, labels, annotations, owner), results
+
+
+def _string_map(value: Any, path: str, results: list[Result]) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        results.append(Result(f"expected object, got {describe_kind(value)}", field=path))
+        return {}
+    out: dict[str, str] = {}
+    for key, item in value.items():
+        if not isinstance(item, str):
+            results.append(Result(f"expected string, got {describe_kind(item)}", field=f"{path}[{key}]"))
+            continue
+        out[str(key)] = item
+    return out
+
+
+def validate_model(
+    model: type[StrictModel], data: dict[str, Any], prefix: str, results: list[Result], converted: bool = False
+) -> Any:
+    """Validate ``data`` against a strict model, turning every pydantic error into a Result."""
+    try:
+        return model.model_validate(data, context={"converted": converted})
+    except ValidationError as err:
+        for error in err.errors(include_url=False):
+            code = Code.UNKNOWN_FIELD if error["type"] == "extra_forbidden" else Code.INVALID
+            results.append(Result(pydantic_message(error), field=field_path(prefix, tuple(error["loc"])), code=code))
+        return None
+
+
+def pydantic_message(error: Any) -> str:
+    """Kubernetes-flavoured, lower-case wording for a pydantic error."""
+    kind = error["type"]
+    value = error.get("input")
+    ctx = error.get("ctx") or {}
+    if kind == "extra_forbidden":
+        loc = error["loc"]
+        return f'unknown field "{loc[-1]}"'
+    if kind == "missing":
+        return "required field missing"
+    if kind == "literal_error":
+        return f"unsupported value {_show(value)} (valid: {ctx.get('expected', '')})".replace("'", "")
+    if kind in {"greater_than_equal", "greater_than"}:
+        return f"must be >= {ctx.get('ge', ctx.get('gt'))} (got {_show(value)})"
+    if kind in {"less_than_equal", "less_than"}:
+        return f"must be <= {ctx.get('le', ctx.get('lt'))} (got {_show(value)})"
+    if kind == "string_pattern_mismatch":
+        return f"must match {ctx.get('pattern')} (got {_show(value)})"
+    if kind == "string_too_short":
+        if ctx.get("min_length") == 1:
+            return "must not be empty"
+        return f"must be at least {ctx.get('min_length')} characters"
+    if kind == "string_too_long":
+        return f"must be at most {ctx.get('max_length')} characters"
+    expected = {
+        "int_type": "integer",
+        "int_parsing": "integer",
+        "int_from_float": "integer",
+        "string_type": "string",
+        "bool_type": "boolean",
+        "bool_parsing": "boolean",
+        "dict_type": "object",
+        "model_type": "object",
+        "model_attributes_type": "object",
+        "list_type": "array",
+    }.get(kind)
+    if expected is not None:
+        return f"expected {expected}, got {describe_kind(value)}"
+    return str(error.get("msg", kind)).lower()
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return f'"{value}"'
+    return repr(value)
