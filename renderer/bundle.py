@@ -132,7 +132,7 @@ def render_source(item: Item, config: RenderConfig, default_namespace: str, clus
         return out
 
     if is_dgd(obj):
-        from renderer.graph.dgd import parse_dgd
+        from renderer.graph.dgd_parse import parse_dgd
         from renderer.graph.program import render_graph
 
         dgd, parse_results = parse_dgd(obj, default_namespace, config)

@@ -14,7 +14,7 @@ from typing import Any
 
 from renderer.cluster.state import ClusterState
 from renderer.config import RenderConfig
-from renderer.graph.dgd import DGD, _main_container
+from renderer.graph.dgd import DGD, main_container
 from renderer.pod import gms
 from renderer.results import RenderError
 
@@ -36,7 +36,7 @@ def render_gms_claim_templates(dgd: DGD, config: RenderConfig, cluster: ClusterS
         spec = experimental.gpu_memory_service if experimental is not None else None
         if spec is None:
             continue
-        resources = (_main_container(component.pod_template) or {}).get("resources") or {}
+        resources = (main_container(component.pod_template) or {}).get("resources") or {}
         try:
             template = gms.component_claim_template(
                 dgd.name, dgd.namespace, component.name, spec.device_class_name, resources, cluster

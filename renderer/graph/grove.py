@@ -536,7 +536,7 @@ def render_pod_clique_set(
 
     Mirrors: internal/dynamo/graph.go GenerateGrovePodCliqueSet.
     """
-    from renderer.graph.dgd import generate_dcds
+    from renderer.graph.expand import generate_dcds
 
     specs = [c.spec for c in dgd.components]
     labels = dict(dgd.spec.labels or {})

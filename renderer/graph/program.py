@@ -13,7 +13,8 @@ from renderer import consts
 from renderer.admission.parse import parse_dcd
 from renderer.cluster.state import ClusterState
 from renderer.config import RenderConfig
-from renderer.graph.dgd import DGD, WORKER_HASH_PLACEHOLDER, Component, dcd_as_written, dcd_name, generate_dcds
+from renderer.graph.dgd import DGD, WORKER_HASH_PLACEHOLDER, Component
+from renderer.graph.expand import dcd_as_written, dcd_name, generate_dcds
 from renderer.graph.gohash import WorkerTemplate, resolve_runtime_version_for_hash, worker_hash
 from renderer.objects import companions
 from renderer.objects.component import render_component

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 def parse_alpha_dgd(obj: dict[str, Any], default_namespace: str, config: RenderConfig) -> tuple[DGD | None, list[Result]]:
     """Admit, convert and parse a v1alpha1 DGD; the DGD returned is its stored v1beta1 form."""
     from renderer.admission.v1alpha1.to_v1beta1 import dgd_to_v1beta1
-    from renderer.graph.dgd import parse_dgd
+    from renderer.graph.dgd_parse import parse_dgd
 
     ref = ResourceRef.of(obj)
     spec, results = admit.admit_spec(obj, ref)

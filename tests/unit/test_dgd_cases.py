@@ -18,7 +18,8 @@ import yaml
 
 from plugin.settings import resolve_settings
 from renderer import consts
-from renderer.graph.dgd import WORKER_HASH_PLACEHOLDER, parse_dgd
+from renderer.graph.dgd import WORKER_HASH_PLACEHOLDER
+from renderer.graph.dgd_parse import parse_dgd
 from renderer.graph.gohash import worker_hash_json
 from renderer.graph.program import worker_templates
 

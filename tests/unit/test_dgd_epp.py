@@ -23,12 +23,9 @@ from renderer.config import (
     build_render_config,
     parse_operator_config,
 )
-from renderer.graph.dgd import (
-    PROVIDER_COMPONENT,
-    PROVIDER_GROVE,
-    dcd_as_written,
-    workload_provider,
-)
+from renderer.graph.dgd import PROVIDER_COMPONENT, PROVIDER_GROVE
+from renderer.graph.dgd_parse import workload_provider
+from renderer.graph.expand import dcd_as_written
 from renderer.results import RenderError, Severity
 
 # -- go-yaml v2 marshal ------------------------------------------------------------------------

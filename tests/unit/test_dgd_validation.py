@@ -12,14 +12,9 @@ from typing import Any
 import pytest
 
 from renderer.config import RenderConfig
-from renderer.graph.dgd import (
-    DGD,
-    WORKER_HASH_PLACEHOLDER,
-    backend_framework_for_dcds,
-    dcd_as_written,
-    generate_dcds,
-    parse_dgd,
-)
+from renderer.graph.dgd import DGD, WORKER_HASH_PLACEHOLDER
+from renderer.graph.dgd_parse import parse_dgd
+from renderer.graph.expand import backend_framework_for_dcds, dcd_as_written, generate_dcds
 from renderer.results import RenderError, Result, Severity
 
 IMAGE = "registry.example/runtime:1.5.0"

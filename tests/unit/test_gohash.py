@@ -910,7 +910,8 @@ def test_dgd_expansion_reproduces_the_upstream_hashes() -> None:
     # renderer.graph.dgd.generate_dcds on the v1beta1 form of the Go fixture (conversion sorts the
     # v1alpha1 services by name); built without admission, as the Go test builds it
     from renderer.admission.api import DynamoComponentDeploymentSharedSpec
-    from renderer.graph.dgd import DGD, Component, DynamoGraphDeploymentSpec, generate_dcds
+    from renderer.graph.dgd import DGD, Component, DynamoGraphDeploymentSpec
+    from renderer.graph.expand import generate_dcds
 
     raws = [
         {"name": "decode", "type": "decode", "replicas": 2},

@@ -1,0 +1,134 @@
+"""Parsing a v1beta1 DGD document: schema, defaulting webhook, routing, admission.
+
+``parse_dgd`` returns an admitted ``DGD`` (see ``renderer.graph.dgd``) whose provider
+annotation says which pathway renders it (the component pathway or Grove), or the problems.
+
+Mirrors: internal/webhook/defaulting/dynamographdeployment_handler.go,
+internal/controller/dgd_workload_provider.go.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from renderer import consts
+from renderer.gocompat import gotypes
+from renderer.admission import podrules, podtemplate_schema
+from renderer.admission.parse import parse_metadata, pydantic_message
+from renderer.config import RenderConfig
+from renderer.graph.dgd import (
+    DGD,
+    ENABLE_GROVE_ANNOTATION,
+    PROVIDER_COMPONENT,
+    PROVIDER_GROVE,
+    WORKLOAD_PROVIDER_ANNOTATION,
+    Component,
+    DynamoGraphDeploymentSpec,
+)
+from renderer.graph.dgd_webhook import validate_dgd
+from renderer.results import ResourceRef, Result, Severity, field_path
+
+
+def workload_provider(annotations: dict[str, str], grove_enabled: bool) -> str:
+    """The provider the defaulting webhook stamps on CREATE, from routing intent only.
+
+    Grove when the Grove gate is on and the DGD does not opt out with
+    ``nvidia.com/enable-grove: "false"`` (compared lower-cased); the component pathway
+    otherwise. A ``nvidia.com/workload-provider`` annotation written in Git is ignored on
+    CREATE and overwritten (only an already stored value is authoritative, on UPDATE).
+
+    Mirrors: internal/webhook/defaulting/dynamographdeployment_handler.go defaultWorkloadProvider
+    (CREATE) and internal/controller/dgd_workload_provider.go ensureWorkloadProvider (step 3)
+    """
+    if grove_enabled and annotations.get(ENABLE_GROVE_ANNOTATION, "").lower() != consts.LABEL_VALUE_FALSE:
+        return PROVIDER_GROVE
+    return PROVIDER_COMPONENT
+
+
+def parse_dgd(
+    obj: dict[str, Any], default_namespace: str, config: RenderConfig, runtime_source: str = consts.V1BETA1
+) -> tuple[DGD | None, list[Result]]:
+    """Validate and default one DGD document; the provider annotation says which pathway renders it.
+
+    A v1alpha1 DGD is admitted and converted first (renderer/admission/v1alpha1/admit.py);
+    ``runtime_source`` is the API version the user wrote (the runtime-version rule's form).
+    """
+    ref = ResourceRef.of(obj)
+    if obj.get("apiVersion") == consts.V1ALPHA1:
+        from renderer.graph.v1alpha1_dgd import parse_alpha_dgd
+
+        return parse_alpha_dgd(obj, default_namespace, config)
+    results: list[Result] = []
+    metadata, problems = parse_metadata(obj, default_namespace)
+    results.extend(r.with_resource(ref) for r in problems)
+    raw_spec = obj.get("spec")
+    if raw_spec is None:
+        raw_spec = {}
+    if not isinstance(raw_spec, dict):
+        return None, results + [Result("expected object", field="spec", resource=ref)]
+    try:
+        spec = DynamoGraphDeploymentSpec.model_validate(raw_spec, context={"converted": runtime_source != consts.V1BETA1})
+    except ValidationError as err:
+        for error in err.errors(include_url=False):
+            results.append(Result(pydantic_message(error), field=field_path("spec", tuple(error["loc"])), resource=ref))
+        return None, results
+    if metadata is None:
+        return None, results
+
+    # Routing: the component pathway or Grove (renderer.graph.grove).
+    provider = workload_provider(metadata.annotations, config.grove_enabled)
+    written = metadata.annotations.get(WORKLOAD_PROVIDER_ANNOTATION)
+    if written is not None and written != provider:
+        results.append(
+            Result(
+                f'ignored on create: the defaulting webhook replaces "{written}" with "{provider}", derived from '
+                f"the Grove gate and annotation {ENABLE_GROVE_ANNOTATION}",
+                severity=Severity.WARNING,
+                field=f"metadata.annotations[{WORKLOAD_PROVIDER_ANNOTATION}]",
+                resource=ref,
+            )
+        )
+    # Defaulting webhook (CREATE): provider and origin-version annotations, replicas 1.
+    annotations = dict(metadata.annotations)
+    annotations[WORKLOAD_PROVIDER_ANNOTATION] = provider
+    annotations.setdefault(consts.ANNOTATION_OPERATOR_ORIGIN_VERSION, config.operator_version)
+
+    raw_components = raw_spec.get("components") or []
+    components: list[Component] = []
+    for index, component in enumerate(spec.components or []):
+        path = f"spec.components[{index}]"
+        if component.replicas is None:
+            component = component.model_copy(update={"replicas": 1})
+        pod_template: dict[str, Any] | None = None
+        if component.pod_template is not None:
+            defaulted = podtemplate_schema.apply_defaults(component.pod_template)
+            results.extend(p.with_resource(ref) for p in podtemplate_schema.validate(defaulted, f"{path}.podTemplate"))
+            results.extend(p.with_resource(ref) for p in podrules.validate(defaulted, f"{path}.podTemplate"))
+            normalized, problems = gotypes.normalize("PodTemplateSpec", defaulted, f"{path}.podTemplate")
+            results.extend(p.with_resource(ref) for p in problems)
+            if isinstance(normalized, dict):
+                pod_template = _drop_nulls(normalized)
+        components.append(Component(index, component, pod_template, raw_components[index]))
+
+    env: list[dict[str, Any]] = []
+    for index, item in enumerate(spec.env or []):
+        normalized, problems = gotypes.normalize("EnvVar", item, f"spec.env[{index}]")
+        results.extend(p.with_resource(ref) for p in problems)
+        if isinstance(normalized, dict):
+            env.append(_drop_nulls(normalized))
+
+    dgd = DGD(metadata.name, metadata.namespace, metadata.labels, annotations, spec, tuple(components), env, obj)
+    results.extend(r.with_resource(ref) for r in validate_dgd(dgd, config, runtime_source, provider))
+    if any(r.is_error for r in results):
+        return None, results
+    return dgd, results
+
+
+def _drop_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _drop_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_drop_nulls(v) for v in value]
+    return value
