@@ -10,6 +10,9 @@ annotations (envelope ``{"version":1,"spec":...}`` for the spec) and read back.
 (``enableGpuDiscovery: true``, ``configMapRef.key: disagg.yaml``). Status is converted when the
 input has one; an object without status gets none (the API server drops status on create).
 
+This module holds the v1alpha1 -> v1beta1 direction and the annotation helpers both directions
+share; the reverse is ``requests_from``, the status both ways ``requests_status``.
+
 Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go
 """
 
@@ -23,11 +26,16 @@ from typing import Any
 from renderer.admission.v1alpha1.from_v1beta1 import marshal_preserved, restore_preserved
 from renderer.admission.v1alpha1.shared_from import is_empty, prune
 from renderer.results import RenderError
+from renderer.admission.v1alpha1.requests_status import (
+    ANN_STATUS,
+    alpha_status_save_json,
+    read_restored_status,
+    status_to_hub,
+)
 
 Obj = dict[str, Any]
 
 ANN_SPEC = "nvidia.com/dgdr-spec"
-ANN_STATUS = "nvidia.com/dgdr-status"
 PROFILER = "profiler"
 RETIRED_ANNOTATIONS = (
     "nvidia.com/dgdr-config-map-ref",
@@ -41,7 +49,6 @@ RETIRED_ANNOTATIONS = (
     "nvidia.com/dgdr-profiling-job-name",
 )
 _OPTIMIZATION_TYPES = ("latency", "throughput")
-_HUB_PHASE_STATES = ("", "Pending", "Profiling", "Ready", "Deploying", "Failed")
 
 
 # ---------------------------------------------------------------------------
@@ -63,7 +70,7 @@ def _go_float(value: float) -> int | float:
     return value
 
 
-def _json_text(value: Any) -> str:
+def json_text(value: Any) -> str:
     """encoding/json Marshal of a map[string]any (sorted keys, compact)."""
 
     def clean(v: Any) -> Any:
@@ -78,19 +85,19 @@ def _json_text(value: Any) -> str:
     return json.dumps(clean(value), separators=(",", ":"), ensure_ascii=False)
 
 
-def _meta_and_annotations(obj: Obj) -> tuple[Obj, dict[str, str]]:
+def meta_and_annotations(obj: Obj) -> tuple[Obj, dict[str, str]]:
     meta = copy.deepcopy(obj.get("metadata") or {})
     anns = dict(meta.get("annotations") or {})
     return meta, anns
 
 
-def _scrub(anns: dict[str, str]) -> None:
+def scrub(anns: dict[str, str]) -> None:
     """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go scrubDGDRInternalAnnotations"""
     for key in (ANN_SPEC, ANN_STATUS, *RETIRED_ANNOTATIONS):
         anns.pop(key, None)
 
 
-def _finish_meta(meta: Obj, anns: dict[str, str]) -> Obj:
+def finish_meta(meta: Obj, anns: dict[str, str]) -> Obj:
     if anns:
         meta["annotations"] = anns
     else:
@@ -98,19 +105,7 @@ def _finish_meta(meta: Obj, anns: dict[str, str]) -> Obj:
     return meta
 
 
-def _restored_status(anns: dict[str, str]) -> Obj | None:
-    """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go restoreDGDRHubStatus / restoreDGDRSpokeStatus"""
-    raw = anns.get(ANN_STATUS, "")
-    if not raw:
-        return None
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def _profiler_index(containers: list[Obj]) -> int:
+def profiler_index(containers: list[Obj]) -> int:
     """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go dgdrProfilerContainerIndex"""
     for i, ctr in enumerate(containers):
         if ctr.get("name", "") == PROFILER:
@@ -118,9 +113,9 @@ def _profiler_index(containers: list[Obj]) -> int:
     return -1
 
 
-def _migrate_unnamed_profiler(containers: list[Obj]) -> None:
+def migrate_unnamed_profiler(containers: list[Obj]) -> None:
     """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go migrateLegacyUnnamedProfilerContainers"""
-    if _profiler_index(containers) >= 0:
+    if profiler_index(containers) >= 0:
         return
     for ctr in containers:
         if not ctr.get("name"):
@@ -128,7 +123,7 @@ def _migrate_unnamed_profiler(containers: list[Obj]) -> None:
             return
 
 
-def _job_pod_spec(job: Obj) -> Obj:
+def job_pod_spec(job: Obj) -> Obj:
     template: Obj = job.setdefault("template", {})
     spec: Obj = template.setdefault("spec", {})
     return spec
@@ -183,10 +178,10 @@ def _project_planner(blob: Obj, dst: Obj) -> None:
     """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go projectPlannerFromProfilingConfigBlob"""
     planner = blob.get("planner")
     if isinstance(planner, dict) and planner:
-        dst.setdefault("features", {})["planner"] = json.loads(_json_text(planner))
+        dst.setdefault("features", {})["planner"] = json.loads(json_text(planner))
 
 
-def _strip_typed(blob: Obj | None) -> Obj | None:
+def strip_typed(blob: Obj | None) -> Obj | None:
     """The blob without the leaves that project onto v1beta1 typed fields.
 
     Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go stripDGDRTypedProfilingConfig
@@ -239,10 +234,10 @@ def _profiling_job_from_config(pc: Obj, dst: Obj) -> None:
         return
     overrides: Obj = dst.setdefault("overrides", {})
     job: Obj = overrides.setdefault("profilingJob", {"template": {"spec": {}}})
-    pod = _job_pod_spec(job)
+    pod = job_pod_spec(job)
     if pc.get("resources") is not None:
         containers: list[Obj] = pod.setdefault("containers", [])
-        idx = _profiler_index(containers)
+        idx = profiler_index(containers)
         if idx < 0:
             containers.append({"name": PROFILER})
             idx = len(containers) - 1
@@ -257,17 +252,17 @@ def _merge_hub_only_job(dst: Obj, restored: Obj) -> Obj:
     """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go mergeDGDRHubOnlyProfilingJob"""
     pod = (dst.get("template") or {}).get("spec") or {}
     containers = pod.get("containers") or []
-    idx = _profiler_index(containers)
+    idx = profiler_index(containers)
     resources = containers[idx].get("resources") if idx >= 0 else None
     has_resources = not is_empty(resources)
     tolerations = pod.get("tolerations")
     node_selector = pod.get("nodeSelector")
     out = copy.deepcopy(restored)
-    opod = _job_pod_spec(out)
+    opod = job_pod_spec(out)
     ocontainers: list[Obj] = opod.setdefault("containers", [])
-    _migrate_unnamed_profiler(ocontainers)
+    migrate_unnamed_profiler(ocontainers)
     if has_resources:
-        i = _profiler_index(ocontainers)
+        i = profiler_index(ocontainers)
         if i < 0:
             ocontainers.append({"name": PROFILER})
             i = len(ocontainers) - 1
@@ -307,7 +302,7 @@ def _restore_hub_only_spec(restored: Obj | None, dst: Obj) -> None:
             dover["dgd"] = copy.deepcopy(overrides["dgd"])
         if overrides.get("profilingJob") is not None:
             rjob = copy.deepcopy(overrides["profilingJob"])
-            _migrate_unnamed_profiler(((rjob.get("template") or {}).get("spec") or {}).get("containers") or [])
+            migrate_unnamed_profiler(((rjob.get("template") or {}).get("spec") or {}).get("containers") or [])
             if dover.get("profilingJob") is None:
                 dover["profilingJob"] = rjob
             else:
@@ -348,109 +343,6 @@ def _alpha_spec_save_json(save: Obj) -> Obj:
     return out
 
 
-def _state_to_phase(state: str, deployment: Obj | None) -> str:
-    """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go dgdrStateToPhase"""
-    if state in ("", "Pending"):
-        return "Pending"
-    if state == "Profiling":
-        return "Profiling"
-    if state == "Ready":
-        return "Deployed" if deployment is not None and deployment.get("created") else "Ready"
-    if state == "Deploying":
-        return "Deploying"
-    if state == "DeploymentDeleted":
-        return "Ready"
-    if state == "Failed":
-        return "Failed"
-    return "Pending"
-
-
-def _phase_to_state(phase: str) -> str:
-    """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go dgdrPhaseToState"""
-    return {"Pending": "Pending", "Profiling": "Profiling", "Ready": "Ready", "Deploying": "Deploying",
-            "Deployed": "Ready", "Failed": "Failed"}.get(phase, "Pending")
-
-
-def _status_matches_phase(state: str, deployment: Obj | None, phase: str) -> bool:
-    """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go dgdrAlphaStatusMatchesHubPhase"""
-    return _state_to_phase(state, deployment) == phase or (phase == "Deployed" and state == "Ready")
-
-
-def _restored_state_matches_dgd(state: str, deployment: Obj | None, dgd_name: str) -> bool:
-    """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go dgdrAlphaRestoredStateMatchesLiveDGD"""
-    if state != "DeploymentDeleted":
-        return True
-    if deployment is None:
-        return dgd_name == ""
-    return bool(deployment.get("name", "") == dgd_name)
-
-
-def _status_to_hub(src: Obj, restored: Obj | None) -> tuple[Obj, Obj]:
-    """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go ConvertFromDynamoGraphDeploymentRequestStatus
-    (saveDGDRAlphaOnlyStatus, dgdrAlphaDeploymentNeedsSave, restoreDGDRHubOnlyStatus)
-    """
-    state = src.get("state", "") or ""
-    deployment = src.get("deployment")
-    dst: Obj = {"phase": _state_to_phase(state, deployment)}
-    if src.get("observedGeneration"):
-        dst["observedGeneration"] = src["observedGeneration"]
-    if src.get("conditions"):
-        dst["conditions"] = copy.deepcopy(src["conditions"])
-    if src.get("generatedDeployment") is not None:
-        dst["profilingResults"] = {"selectedConfig": copy.deepcopy(src["generatedDeployment"])}
-    if deployment is not None and deployment.get("name"):
-        dst["dgdName"] = deployment["name"]
-    save: Obj = {}
-    if src.get("backend"):
-        save["backend"] = src["backend"]
-    if src.get("profilingResults"):
-        save["profilingResults"] = src["profilingResults"]
-    if state not in _HUB_PHASE_STATES:
-        save["state"] = state
-    if deployment is not None and (
-        is_empty(deployment)
-        or deployment.get("namespace") or deployment.get("state") or deployment.get("created")
-        or state not in _HUB_PHASE_STATES
-    ):
-        save["state"] = state
-        save["deployment"] = copy.deepcopy(deployment)
-    if restored is not None:
-        if (restored.get("phase") == "Deployed" and dst["phase"] == "Ready"
-                and _status_matches_phase(state, deployment, "Deployed")
-                and restored.get("dgdName", "") == dst.get("dgdName", "")):
-            dst["phase"] = "Deployed"
-        if dst["phase"] == "Profiling":
-            for key in ("profilingPhase", "profilingJobName"):
-                if restored.get(key):
-                    dst[key] = restored[key]
-        pareto = (restored.get("profilingResults") or {}).get("pareto")
-        if pareto:
-            dst.setdefault("profilingResults", {})["pareto"] = copy.deepcopy(pareto)
-        if restored.get("deploymentInfo") is not None and restored.get("dgdName", "") == dst.get("dgdName", ""):
-            dst["deploymentInfo"] = copy.deepcopy(restored["deploymentInfo"])
-    return dst, save
-
-
-def _alpha_status_save_json(save: Obj) -> Obj:
-    """The status save in v1alpha1 DynamoGraphDeploymentRequestStatus field order (``state`` has no omitempty)."""
-    out: Obj = {"state": save.get("state", "")}
-    if save.get("backend"):
-        out["backend"] = save["backend"]
-    if save.get("profilingResults"):
-        out["profilingResults"] = save["profilingResults"]
-    if save.get("deployment") is not None:
-        d = save["deployment"]
-        dep: Obj = {}
-        for key in ("name", "namespace"):
-            if d.get(key):
-                dep[key] = d[key]
-        dep["state"] = d.get("state", "")
-        if d.get("created"):
-            dep["created"] = True
-        out["deployment"] = dep
-    return out
-
-
 def _apply_alpha_defaults(spec: Obj) -> Obj:
     """The v1alpha1 CRD defaults the API server applies before conversion.
 
@@ -478,16 +370,16 @@ def dgdr_to_v1beta1(obj: Obj, *, api_server_defaults: bool = True) -> Obj:
     """
     if not isinstance(obj, dict) or not isinstance(obj.get("spec") or {}, dict):
         raise RenderError("expected an object", "spec")
-    meta, anns = _meta_and_annotations(obj)
+    meta, anns = meta_and_annotations(obj)
     restored_spec: Obj | None = None
     if anns.get(ANN_SPEC):
         restored_spec, _ = restore_preserved(anns[ANN_SPEC])
         if restored_spec is not None:
             job = (restored_spec.get("overrides") or {}).get("profilingJob")
             if isinstance(job, dict):
-                _migrate_unnamed_profiler(((job.get("template") or {}).get("spec") or {}).get("containers") or [])
-    restored_status = _restored_status(anns)
-    _scrub(anns)
+                migrate_unnamed_profiler(((job.get("template") or {}).get("spec") or {}).get("containers") or [])
+    restored_status = read_restored_status(anns)
+    scrub(anns)
     src = obj.get("spec") or {}
     if api_server_defaults:
         src = _apply_alpha_defaults(src)
@@ -516,11 +408,11 @@ def dgdr_to_v1beta1(obj: Obj, *, api_server_defaults: bool = True) -> Obj:
         _project_sla_and_workload(config, dst)
         _project_model_cache(config, dst)
         _project_planner(config, dst)
-        remainder = _strip_typed(config)
+        remainder = strip_typed(config)
         if not config:
             save.setdefault("profilingConfig", {})["config"] = {}
         elif remainder:
-            save.setdefault("profilingConfig", {})["config"] = json.loads(_json_text(remainder))
+            save.setdefault("profilingConfig", {})["config"] = json.loads(json_text(remainder))
     if pc.get("profilerImage"):
         dst["image"] = pc["profilerImage"]
     _profiling_job_from_config(pc, dst)
@@ -542,10 +434,10 @@ def dgdr_to_v1beta1(obj: Obj, *, api_server_defaults: bool = True) -> Obj:
     status_in = obj.get("status")
     status: Obj | None = None
     if isinstance(status_in, dict):
-        status, status_save = _status_to_hub(status_in, restored_status)
+        status, status_save = status_to_hub(status_in, restored_status)
         if prune(status_save) is not None:
-            anns[ANN_STATUS] = json.dumps(_alpha_status_save_json(status_save), separators=(",", ":"), ensure_ascii=False)
-    out["metadata"] = _finish_meta(meta, anns)
+            anns[ANN_STATUS] = json.dumps(alpha_status_save_json(status_save), separators=(",", ":"), ensure_ascii=False)
+    out["metadata"] = finish_meta(meta, anns)
     out["spec"] = dst
     if status is not None:
         out["status"] = status
@@ -562,228 +454,3 @@ def _json_kind(value: Any) -> str:
     if isinstance(value, (int, float)):
         return "number"
     return "null"
-
-
-# ---------------------------------------------------------------------------
-# v1beta1 -> v1alpha1
-# ---------------------------------------------------------------------------
-
-
-def _project_sla_to_blob(src: Obj, blob: Obj) -> bool:
-    """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go projectSLAAndWorkloadToProfilingConfigBlob"""
-    had = isinstance(blob.get("sla"), dict)
-    sla: Obj = dict(blob["sla"]) if had else {}
-    wrote = False
-    for key in ("ttft", "itl", "optimizationType"):
-        if (src.get("sla") or {}).get(key) is not None:
-            sla[key] = src["sla"][key]
-            wrote = True
-    for key in ("isl", "osl"):
-        if (src.get("workload") or {}).get(key) is not None:
-            sla[key] = src["workload"][key]
-            wrote = True
-    if wrote or had:
-        blob["sla"] = sla
-    return wrote or had
-
-
-def _project_model_cache_to_blob(mc: Obj, blob: Obj) -> bool:
-    """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go projectModelCacheToProfilingConfigBlob"""
-    deployment: Obj = dict(blob["deployment"]) if isinstance(blob.get("deployment"), dict) else {}
-    out: Obj = {}
-    for beta, alpha in (("pvcName", "pvcName"), ("pvcModelPath", "modelPathInPvc"), ("pvcMountPath", "pvcMountPath")):
-        if mc.get(beta):
-            out[alpha] = mc[beta]
-    if out:
-        deployment["modelCache"] = out
-        blob["deployment"] = deployment
-        return True
-    return False
-
-
-def _hub_only_job(job: Obj | None) -> Obj | None:
-    """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go dgdrHubOnlyProfilingJob"""
-    if job is None:
-        return None
-    save = copy.deepcopy(job)
-    pod = _job_pod_spec(save)
-    containers: list[Obj] = pod.get("containers") or []
-    _migrate_unnamed_profiler(containers)
-    idx = _profiler_index(containers)
-    if idx >= 0:
-        had = not is_empty(containers[idx].get("resources"))
-        containers[idx].pop("resources", None)
-        if had and only_profiler_name(containers[idx]) and len(containers) == 1:
-            del containers[idx]
-    if containers:
-        pod["containers"] = containers
-    else:
-        pod.pop("containers", None)
-    pod.pop("tolerations", None)
-    pod.pop("nodeSelector", None)
-    return None if is_empty(save) else save
-
-
-def only_profiler_name(ctr: Obj) -> bool:
-    """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go dgdrIsNameOnlyProfiler"""
-    return ctr.get("name") == PROFILER and is_empty({k: v for k, v in ctr.items() if k != "name"})
-
-
-def _status_from_hub(src: Obj, restored: Obj | None) -> tuple[Obj, Obj]:
-    """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go ConvertToDynamoGraphDeploymentRequestStatus
-    (restoreDGDRAlphaOnlyStatus, saveDGDRHubOnlyStatus)
-    """
-    phase = src.get("phase", "") or ""
-    dgd_name = src.get("dgdName", "") or ""
-    dst: Obj = {"state": _phase_to_state(phase)}
-    if src.get("observedGeneration"):
-        dst["observedGeneration"] = src["observedGeneration"]
-    if src.get("conditions"):
-        dst["conditions"] = copy.deepcopy(src["conditions"])
-    selected = (src.get("profilingResults") or {}).get("selectedConfig")
-    if selected is not None:
-        dst["generatedDeployment"] = copy.deepcopy(selected)
-    if dgd_name:
-        dst["deployment"] = {"name": dgd_name}
-    if restored is not None:
-        rstate = restored.get("state", "") or ""
-        rdep = restored.get("deployment")
-        if restored.get("backend"):
-            dst["backend"] = restored["backend"]
-        if restored.get("profilingResults"):
-            dst["profilingResults"] = restored["profilingResults"]
-        if rstate and _status_matches_phase(rstate, rdep, phase) and _restored_state_matches_dgd(rstate, rdep, dgd_name):
-            dst["state"] = rstate
-        if rdep is not None and rdep.get("name", "") == dgd_name and (
-            rstate == "" or _status_matches_phase(rstate, rdep, phase)
-        ):
-            dst["deployment"] = copy.deepcopy(rdep)
-    save: Obj = {}
-    if phase == "Deployed" and _state_to_phase(dst["state"], dst.get("deployment")) != phase:
-        save["phase"] = phase
-        save["dgdName"] = dgd_name
-    if phase == "Profiling":
-        for key in ("profilingPhase", "profilingJobName"):
-            if src.get(key):
-                save[key] = src[key]
-    pareto = (src.get("profilingResults") or {}).get("pareto")
-    if pareto:
-        save["profilingResults"] = {k: copy.deepcopy(v) for k, v in src["profilingResults"].items() if k != "selectedConfig"}
-    if src.get("deploymentInfo") is not None:
-        save["dgdName"] = dgd_name
-        save["deploymentInfo"] = copy.deepcopy(src["deploymentInfo"])
-    return dst, save
-
-
-def dgdr_from_v1beta1(obj: Obj) -> Obj:
-    """A v1beta1 DGDR as the webhook serves it in v1alpha1.
-
-    Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go DynamoGraphDeploymentRequest.ConvertFrom
-    (ConvertToDynamoGraphDeploymentRequestSpec, restoreDGDRAlphaOnlySpec,
-    projectProfilingJobToProfilingConfig, saveDGDRHubOnlySpec, saveDGDRHubOnlyOverrides)
-    """
-    if not isinstance(obj, dict) or not isinstance(obj.get("spec") or {}, dict):
-        raise RenderError("expected an object", "spec")
-    meta, anns = _meta_and_annotations(obj)
-    restored: Obj | None = None
-    if anns.get(ANN_SPEC):
-        restored, _ = restore_preserved(anns[ANN_SPEC])
-    restored_status = _restored_status(anns)
-    _scrub(anns)
-    src: Obj = obj.get("spec") or {}
-    dst: Obj = {"model": src.get("model", "")}
-    if src.get("runtimeVersionOverride"):
-        dst["runtimeVersionOverride"] = src["runtimeVersionOverride"]
-    auto_apply = src.get("autoApply")
-    dst["autoApply"] = True if auto_apply is None else bool(auto_apply)
-    if src.get("backend"):
-        dst["backend"] = src["backend"]
-    mocker = (src.get("features") or {}).get("mocker")
-    if mocker is not None and mocker.get("enabled"):
-        dst["useMocker"] = True
-    blob: Obj | None = None
-    rconfig = ((restored or {}).get("profilingConfig") or {}).get("config")
-    if isinstance(rconfig, dict):
-        blob = _strip_typed(rconfig)
-    if src.get("sla") is not None or src.get("workload") is not None:
-        nxt = blob if blob is not None else {}
-        if _project_sla_to_blob(src, nxt):
-            blob = nxt
-    if src.get("modelCache") is not None:
-        nxt = blob if blob is not None else {}
-        if _project_model_cache_to_blob(src["modelCache"], nxt):
-            blob = nxt
-    planner = (src.get("features") or {}).get("planner")
-    if isinstance(planner, dict) and planner:
-        nxt = blob if blob is not None else {}
-        nxt["planner"] = copy.deepcopy(planner)
-        blob = nxt
-    pc: Obj = {}
-    if blob is not None:
-        pc["config"] = json.loads(_json_text(blob))
-    if src.get("image"):
-        pc["profilerImage"] = src["image"]
-    if restored is not None:
-        if restored.get("enableGpuDiscovery") is not None:
-            dst["enableGpuDiscovery"] = restored["enableGpuDiscovery"]
-        rpc = restored.get("profilingConfig") or {}
-        if rpc.get("configMapRef") is not None:
-            pc["configMapRef"] = copy.deepcopy(rpc["configMapRef"])
-        if rpc.get("outputPVC"):
-            pc["outputPVC"] = rpc["outputPVC"]
-        if restored.get("deploymentOverrides") is not None:
-            dst["deploymentOverrides"] = copy.deepcopy(restored["deploymentOverrides"])
-    job = (src.get("overrides") or {}).get("profilingJob")
-    if job is not None:
-        pod = (job.get("template") or {}).get("spec") or {}
-        containers = copy.deepcopy(pod.get("containers") or [])
-        _migrate_unnamed_profiler(containers)
-        idx = _profiler_index(containers)
-        if idx >= 0 and not is_empty(containers[idx].get("resources")):
-            pc["resources"] = copy.deepcopy(containers[idx]["resources"])
-        if pod.get("tolerations"):
-            pc["tolerations"] = copy.deepcopy(pod["tolerations"])
-        if pod.get("nodeSelector"):
-            pc["nodeSelector"] = dict(pod["nodeSelector"])
-    dst["profilingConfig"] = pc
-    # hub-only spec fields
-    save: Obj = {}
-    if src.get("hardware") is not None:
-        save["hardware"] = copy.deepcopy(src["hardware"])
-    workload = src.get("workload") or {}
-    if workload.get("concurrency") is not None or workload.get("requestRate") is not None:
-        save["workload"] = {k: workload[k] for k in ("concurrency", "requestRate") if workload.get(k) is not None}
-    if (src.get("sla") or {}).get("e2eLatency") is not None:
-        save["sla"] = {"e2eLatency": src["sla"]["e2eLatency"]}
-    overrides = src.get("overrides")
-    if overrides is not None:
-        kept: Obj = {}
-        if overrides.get("dgd") is not None:
-            kept["dgd"] = copy.deepcopy(overrides["dgd"])
-        hub_job = _hub_only_job(overrides.get("profilingJob"))
-        if hub_job is not None:
-            kept["profilingJob"] = hub_job
-        if not is_empty(kept):
-            save["overrides"] = kept
-    if mocker is not None and not mocker.get("enabled"):
-        save["features"] = {"mocker": {}}
-    if src.get("searchStrategy"):
-        save["searchStrategy"] = src["searchStrategy"]
-    if save:
-        anns[ANN_SPEC] = marshal_preserved({"model": "", **save})
-    out: Obj = {"apiVersion": "nvidia.com/v1alpha1", "kind": obj.get("kind", "DynamoGraphDeploymentRequest")}
-    status_in = obj.get("status")
-    status: Obj | None = None
-    if isinstance(status_in, dict):
-        status, status_save = _status_from_hub(status_in, _restored_status_alpha(restored_status))
-        if status_save:
-            anns[ANN_STATUS] = json.dumps(status_save, separators=(",", ":"), ensure_ascii=False)
-    out["metadata"] = _finish_meta(meta, anns)
-    out["spec"] = dst
-    if status is not None:
-        out["status"] = status
-    return out
-
-
-def _restored_status_alpha(status: Obj | None) -> Obj | None:
-    return status

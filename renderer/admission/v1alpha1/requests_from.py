@@ -1,0 +1,201 @@
+"""DynamoGraphDeploymentRequest v1beta1 (hub) -> v1alpha1 (spoke), as the conversion webhook converts it.
+
+The typed v1beta1 leaves go back into the opaque ``spec.profilingConfig.config`` blob; what
+v1alpha1 cannot hold is saved in the ``nvidia.com/dgdr-spec`` annotation. The forward direction
+and the shared annotation helpers are ``renderer.admission.v1alpha1.requests``.
+
+Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go ConvertFrom
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from renderer.admission.v1alpha1.from_v1beta1 import marshal_preserved, restore_preserved
+from renderer.admission.v1alpha1.shared_from import is_empty
+from renderer.results import RenderError
+from renderer.admission.v1alpha1.requests import (
+    ANN_SPEC,
+    PROFILER,
+    Obj,
+    finish_meta,
+    job_pod_spec,
+    json_text,
+    meta_and_annotations,
+    migrate_unnamed_profiler,
+    profiler_index,
+    scrub,
+    strip_typed,
+)
+from renderer.admission.v1alpha1.requests_status import ANN_STATUS, read_restored_status, restored_status_alpha, status_from_hub
+
+
+def _project_sla_to_blob(src: Obj, blob: Obj) -> bool:
+    """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go projectSLAAndWorkloadToProfilingConfigBlob"""
+    had = isinstance(blob.get("sla"), dict)
+    sla: Obj = dict(blob["sla"]) if had else {}
+    wrote = False
+    for key in ("ttft", "itl", "optimizationType"):
+        if (src.get("sla") or {}).get(key) is not None:
+            sla[key] = src["sla"][key]
+            wrote = True
+    for key in ("isl", "osl"):
+        if (src.get("workload") or {}).get(key) is not None:
+            sla[key] = src["workload"][key]
+            wrote = True
+    if wrote or had:
+        blob["sla"] = sla
+    return wrote or had
+
+
+def _project_model_cache_to_blob(mc: Obj, blob: Obj) -> bool:
+    """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go projectModelCacheToProfilingConfigBlob"""
+    deployment: Obj = dict(blob["deployment"]) if isinstance(blob.get("deployment"), dict) else {}
+    out: Obj = {}
+    for beta, alpha in (("pvcName", "pvcName"), ("pvcModelPath", "modelPathInPvc"), ("pvcMountPath", "pvcMountPath")):
+        if mc.get(beta):
+            out[alpha] = mc[beta]
+    if out:
+        deployment["modelCache"] = out
+        blob["deployment"] = deployment
+        return True
+    return False
+
+
+def _hub_only_job(job: Obj | None) -> Obj | None:
+    """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go dgdrHubOnlyProfilingJob"""
+    if job is None:
+        return None
+    save = copy.deepcopy(job)
+    pod = job_pod_spec(save)
+    containers: list[Obj] = pod.get("containers") or []
+    migrate_unnamed_profiler(containers)
+    idx = profiler_index(containers)
+    if idx >= 0:
+        had = not is_empty(containers[idx].get("resources"))
+        containers[idx].pop("resources", None)
+        if had and only_profiler_name(containers[idx]) and len(containers) == 1:
+            del containers[idx]
+    if containers:
+        pod["containers"] = containers
+    else:
+        pod.pop("containers", None)
+    pod.pop("tolerations", None)
+    pod.pop("nodeSelector", None)
+    return None if is_empty(save) else save
+
+
+def only_profiler_name(ctr: Obj) -> bool:
+    """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go dgdrIsNameOnlyProfiler"""
+    return ctr.get("name") == PROFILER and is_empty({k: v for k, v in ctr.items() if k != "name"})
+
+
+def dgdr_from_v1beta1(obj: Obj) -> Obj:
+    """A v1beta1 DGDR as the webhook serves it in v1alpha1.
+
+    Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go DynamoGraphDeploymentRequest.ConvertFrom
+    (ConvertToDynamoGraphDeploymentRequestSpec, restoreDGDRAlphaOnlySpec,
+    projectProfilingJobToProfilingConfig, saveDGDRHubOnlySpec, saveDGDRHubOnlyOverrides)
+    """
+    if not isinstance(obj, dict) or not isinstance(obj.get("spec") or {}, dict):
+        raise RenderError("expected an object", "spec")
+    meta, anns = meta_and_annotations(obj)
+    restored: Obj | None = None
+    if anns.get(ANN_SPEC):
+        restored, _ = restore_preserved(anns[ANN_SPEC])
+    restored_status = read_restored_status(anns)
+    scrub(anns)
+    src: Obj = obj.get("spec") or {}
+    dst: Obj = {"model": src.get("model", "")}
+    if src.get("runtimeVersionOverride"):
+        dst["runtimeVersionOverride"] = src["runtimeVersionOverride"]
+    auto_apply = src.get("autoApply")
+    dst["autoApply"] = True if auto_apply is None else bool(auto_apply)
+    if src.get("backend"):
+        dst["backend"] = src["backend"]
+    mocker = (src.get("features") or {}).get("mocker")
+    if mocker is not None and mocker.get("enabled"):
+        dst["useMocker"] = True
+    blob: Obj | None = None
+    rconfig = ((restored or {}).get("profilingConfig") or {}).get("config")
+    if isinstance(rconfig, dict):
+        blob = strip_typed(rconfig)
+    if src.get("sla") is not None or src.get("workload") is not None:
+        nxt = blob if blob is not None else {}
+        if _project_sla_to_blob(src, nxt):
+            blob = nxt
+    if src.get("modelCache") is not None:
+        nxt = blob if blob is not None else {}
+        if _project_model_cache_to_blob(src["modelCache"], nxt):
+            blob = nxt
+    planner = (src.get("features") or {}).get("planner")
+    if isinstance(planner, dict) and planner:
+        nxt = blob if blob is not None else {}
+        nxt["planner"] = copy.deepcopy(planner)
+        blob = nxt
+    pc: Obj = {}
+    if blob is not None:
+        pc["config"] = json.loads(json_text(blob))
+    if src.get("image"):
+        pc["profilerImage"] = src["image"]
+    if restored is not None:
+        if restored.get("enableGpuDiscovery") is not None:
+            dst["enableGpuDiscovery"] = restored["enableGpuDiscovery"]
+        rpc = restored.get("profilingConfig") or {}
+        if rpc.get("configMapRef") is not None:
+            pc["configMapRef"] = copy.deepcopy(rpc["configMapRef"])
+        if rpc.get("outputPVC"):
+            pc["outputPVC"] = rpc["outputPVC"]
+        if restored.get("deploymentOverrides") is not None:
+            dst["deploymentOverrides"] = copy.deepcopy(restored["deploymentOverrides"])
+    job = (src.get("overrides") or {}).get("profilingJob")
+    if job is not None:
+        pod = (job.get("template") or {}).get("spec") or {}
+        containers = copy.deepcopy(pod.get("containers") or [])
+        migrate_unnamed_profiler(containers)
+        idx = profiler_index(containers)
+        if idx >= 0 and not is_empty(containers[idx].get("resources")):
+            pc["resources"] = copy.deepcopy(containers[idx]["resources"])
+        if pod.get("tolerations"):
+            pc["tolerations"] = copy.deepcopy(pod["tolerations"])
+        if pod.get("nodeSelector"):
+            pc["nodeSelector"] = dict(pod["nodeSelector"])
+    dst["profilingConfig"] = pc
+    # hub-only spec fields
+    save: Obj = {}
+    if src.get("hardware") is not None:
+        save["hardware"] = copy.deepcopy(src["hardware"])
+    workload = src.get("workload") or {}
+    if workload.get("concurrency") is not None or workload.get("requestRate") is not None:
+        save["workload"] = {k: workload[k] for k in ("concurrency", "requestRate") if workload.get(k) is not None}
+    if (src.get("sla") or {}).get("e2eLatency") is not None:
+        save["sla"] = {"e2eLatency": src["sla"]["e2eLatency"]}
+    overrides = src.get("overrides")
+    if overrides is not None:
+        kept: Obj = {}
+        if overrides.get("dgd") is not None:
+            kept["dgd"] = copy.deepcopy(overrides["dgd"])
+        hub_job = _hub_only_job(overrides.get("profilingJob"))
+        if hub_job is not None:
+            kept["profilingJob"] = hub_job
+        if not is_empty(kept):
+            save["overrides"] = kept
+    if mocker is not None and not mocker.get("enabled"):
+        save["features"] = {"mocker": {}}
+    if src.get("searchStrategy"):
+        save["searchStrategy"] = src["searchStrategy"]
+    if save:
+        anns[ANN_SPEC] = marshal_preserved({"model": "", **save})
+    out: Obj = {"apiVersion": "nvidia.com/v1alpha1", "kind": obj.get("kind", "DynamoGraphDeploymentRequest")}
+    status_in = obj.get("status")
+    status: Obj | None = None
+    if isinstance(status_in, dict):
+        status, status_save = status_from_hub(status_in, restored_status_alpha(restored_status))
+        if status_save:
+            anns[ANN_STATUS] = json.dumps(status_save, separators=(",", ":"), ensure_ascii=False)
+    out["metadata"] = finish_meta(meta, anns)
+    out["spec"] = dst
+    if status is not None:
+        out["status"] = status
+    return out
