@@ -18,13 +18,8 @@ from typing import Any
 
 from renderer.cluster.state import ClusterState
 from renderer.graph.dgd import Component
-from renderer.pod.checkpoint import (
-    STARTUP_POLICY_IMMEDIATE,
-    STARTUP_POLICY_WAIT,
-    overlay_gms_clients,
-    resolve_checkpoint,
-    restore_candidate_metadata,
-)
+from renderer.pod.checkpoint import STARTUP_POLICY_IMMEDIATE, STARTUP_POLICY_WAIT, resolve_checkpoint
+from renderer.pod.checkpoint_restore import overlay_gms_clients, restore_candidate_metadata
 
 
 def apply_checkpoint_startup_policy(dcd: dict[str, Any], component: Component, namespace: str, cluster: ClusterState) -> None:

@@ -23,7 +23,9 @@ from renderer.objects.services import (
     render_virtual_service,
 )
 from renderer.objects.workloads import render_deployment, render_leader_worker_set
-from renderer.pod.checkpoint import CheckpointInfo, overlay_gms_clients, render_checkpoint_storage, resolve_checkpoint
+from renderer.pod.checkpoint import CheckpointInfo, resolve_checkpoint
+from renderer.pod.checkpoint_pvc import render_checkpoint_storage
+from renderer.pod.checkpoint_restore import overlay_gms_clients
 from renderer.pod.gpus import main_container_gpu_count
 from renderer.pod.labels import has_legacy_worker_selector, workload_component_type
 from renderer.pod.naming import lws_name, normalize_kube_resource_name

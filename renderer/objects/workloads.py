@@ -15,10 +15,8 @@ from typing import Any
 from renderer import consts
 from renderer.gocompat import gotypes
 from renderer.admission.api import DCD
-from renderer.pod.checkpoint import (
-    STARTUP_POLICY_IMMEDIATE,
-    STARTUP_POLICY_WAIT,
-    CheckpointInfo,
+from renderer.pod.checkpoint import STARTUP_POLICY_IMMEDIATE, STARTUP_POLICY_WAIT, CheckpointInfo
+from renderer.pod.checkpoint_restore import (
     effective_seccomp_profile,
     inject_restore,
     resolve_restore,

@@ -21,7 +21,8 @@ from renderer.admission.api import DCD
 from renderer.pod.backends import BackendContext, get_backend
 from renderer.pod import failover, gms
 from renderer.pod.backends.common import LWS, Deployer
-from renderer.pod.checkpoint import CheckpointInfo, apply_probe_cadence
+from renderer.pod.checkpoint import CheckpointInfo
+from renderer.pod.checkpoint_restore import apply_probe_cadence
 from renderer.cluster.state import ClusterState
 from renderer.pod.components import ComponentContext, base_container, base_pod_spec, frontend_container
 from renderer.config import OperatorConfiguration

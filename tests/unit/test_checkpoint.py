@@ -8,23 +8,25 @@ import pytest
 
 from renderer.admission.api import ComponentCheckpointConfig, DynamoCheckpointIdentity
 from renderer.pod.checkpoint import (
-    overlay_gms_clients,
     DEFAULT_SECCOMP_PROFILE,
     CheckpointInfo,
-    Restore,
     Storage,
-    apply_probe_cadence,
     checkpoint_id,
     compute_identity_hash,
-    effective_seccomp_profile,
     go_path_clean,
-    inject_restore,
-    render_checkpoint_storage,
     resolve_checkpoint,
+    storage_from_config,
+)
+from renderer.pod.checkpoint_pvc import render_checkpoint_storage
+from renderer.pod.checkpoint_restore import (
+    overlay_gms_clients,
+    Restore,
+    apply_probe_cadence,
+    effective_seccomp_profile,
+    inject_restore,
     resolve_restore,
     restore_candidate_metadata,
     restore_pod_metadata,
-    storage_from_config,
 )
 from renderer.cluster.state import DYNAMO_CHECKPOINT, PERSISTENT_VOLUME_CLAIM, ClusterState, StateLayer, build_cluster_state
 from renderer.config import CheckpointConfiguration, CheckpointStorage
