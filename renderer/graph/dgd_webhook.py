@@ -113,7 +113,7 @@ def validate_dgd(
         if not component.name:
             error("required field missing", f"{component.path}.name")
         elif grove:
-            from renderer.graph.grove import MAX_COMBINED_NAME_LENGTH, combined_name_length
+            from renderer.graph.grove_roles import MAX_COMBINED_NAME_LENGTH, combined_name_length
 
             length, detail = combined_name_length(dgd.name, [c.spec for c in dgd.components], component.spec)
             if length > MAX_COMBINED_NAME_LENGTH:

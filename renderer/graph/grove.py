@@ -11,9 +11,10 @@ Extension points for the GPU Memory Service and inter-pod failover pathway: ``ex
 (the per-rank GMS weight-server and engine cliques), ``gms_clique_pod_spec`` (the weight-server
 pod), ``gms_scaling_group_extras`` (resource sharing and claim templates); each refuses today.
 
+The cliques each component becomes, and their names, are ``renderer.graph.grove_roles``.
+
 Mirrors: internal/dynamo/graph.go GenerateGrovePodCliqueSet, buildCliqueForRole,
-expandRolesForComponent (and its expand* helpers), LongestPodCliqueNameForDGDComponent,
-PCSNameForDGD, applyCliqueStartupDependencies, getCliqueStartupDependencies,
+applyCliqueStartupDependencies, getCliqueStartupDependencies,
 buildGroveScalingGroupConfig, groveUpdateStrategyFromAnnotations, generatePodSpecForRole,
 generateLabels, generateAnnotations, resolveGroveSchedulerQueue, setMetricsLabels;
 internal/dynamo/grove.go specToGroveTopologyConstraint, toGroveTopologyConstraint,
@@ -26,8 +27,7 @@ PodCliqueSet, so the worker hash is applied to the worker components).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from renderer import consts
@@ -36,12 +36,17 @@ from renderer.admission.parse import parse_dcd
 from renderer.cluster.state import ClusterState
 from renderer.config import RenderConfig
 from renderer.gocompat.gojson import format_go_duration, parse_go_duration
-from renderer.objects.workloads import go_encode
-from renderer.pod.backends.common import (
-    GROVE_ROLE_SUFFIX_LEADER,
-    GROVE_ROLE_SUFFIX_WORKER,
-    GroveDeployer,
+from renderer.graph.grove_roles import (
+    FAILOVER_ENGINE_GROUP_LABEL,
+    ServiceRole,
+    expand_roles,
+    is_inter_pod_failover,
+    is_inter_pod_gms,
+    pcs_name,
+    uses_scaling_group,
 )
+from renderer.objects.workloads import go_encode
+from renderer.pod.backends.common import GroveDeployer
 from renderer.pod.gpus import main_container_gpu_count
 from renderer.pod.labels import discovery_backend, is_worker_component
 from renderer.pod.naming import hash_model_name
@@ -57,9 +62,6 @@ STARTUP_ANY_ORDER = "CliqueStartupTypeAnyOrder"
 STARTUP_EXPLICIT = "CliqueStartupTypeExplicit"
 UPDATE_STRATEGY_ANNOTATION = "nvidia.com/grove-update-strategy"
 UPDATE_STRATEGIES = ("RollingRecreate", "OnDelete")
-# A pod is named <pcs>-<index>-<pcsg>-<index>-<clique>-<suffix>; Grove leaves this much for the names.
-MAX_COMBINED_NAME_LENGTH = 45
-_MIN_PCS_NAME_LENGTH = 8
 
 KAI_SCHEDULER_NAME = "kai-scheduler"
 KAI_QUEUE_ANNOTATION = "nvidia.com/kai-scheduler-queue"
@@ -68,143 +70,6 @@ DEFAULT_KAI_QUEUE = "dynamo"
 VOLCANO_SCHEDULER_NAME = "volcano"
 VOLCANO_QUEUE_ANNOTATION = "nvidia.com/volcano-queue"
 GROVE_VOLCANO_QUEUE_ANNOTATION = "scheduling.grove.io/volcano-queue"
-
-
-# ---------------------------------------------------------------------------------------------
-# Names and roles
-
-
-def uses_scaling_group(spec: DynamoComponentDeploymentSharedSpec) -> bool:
-    """Multinode, inter-pod GMS, or a forced scaling group.
-
-    Mirrors: api/v1beta1 DynamoComponentDeploymentSharedSpec.UsesPCSG.
-    """
-    return spec.number_of_nodes > 1 or is_inter_pod_gms(spec) or is_scaling_group_forced(spec)
-
-
-def is_inter_pod_gms(spec: DynamoComponentDeploymentSharedSpec) -> bool:
-    """Mirrors: api/v1beta1 DynamoComponentDeploymentSharedSpec.IsInterPodGMSEnabled."""
-    experimental = spec.experimental
-    return experimental is not None and experimental.gpu_memory_service is not None and experimental.gpu_memory_service.mode == "InterPod"
-
-
-def is_inter_pod_failover(spec: DynamoComponentDeploymentSharedSpec) -> bool:
-    """Mirrors: api/v1beta1 DynamoComponentDeploymentSharedSpec.IsInterPodFailoverEnabled."""
-    experimental = spec.experimental
-    return experimental is not None and experimental.failover is not None and experimental.failover.mode == "InterPod"
-
-
-def is_scaling_group_forced(spec: DynamoComponentDeploymentSharedSpec) -> bool:
-    """Mirrors: api/v1beta1 DynamoComponentDeploymentSharedSpec.IsGroveScalingGroupForced."""
-    experimental = spec.experimental
-    return experimental is not None and experimental.grove is not None and experimental.grove.force_scaling_group
-
-
-FAILOVER_ENGINE_GROUP_LABEL = "nvidia.com/dynamo-failover-engine-group-member"
-
-
-@dataclass(frozen=True)
-class ServiceRole:
-    """One clique of a component: its name, pod role, replica count and static rank.
-
-    Mirrors: internal/dynamo/graph.go ServiceRole.
-    """
-
-    name: str
-    role: str
-    replicas: int
-    rank: int = 0
-
-
-def expand_roles(name: str, spec: DynamoComponentDeploymentSharedSpec) -> list[ServiceRole]:
-    """The cliques of one component, in clique order.
-
-    Single node: one clique of ``replicas`` pods (one pod when the scaling group is forced: the
-    group then carries the replicas). Multinode: a one-pod leader clique and a worker clique of
-    ``nodes - 1`` pods, replicated together by the scaling group.
-    Mirrors: internal/dynamo/graph.go expandRolesForComponent, expandSingleNodeRoles,
-    expandSingleNodeScalingGroupRoles, expandMultinodeRoles.
-    """
-    nodes = spec.number_of_nodes
-    if is_inter_pod_gms(spec):
-        return expand_gms_roles(name, spec)
-    if nodes > 1:
-        return [
-            ServiceRole(f"{name}-{GROVE_ROLE_SUFFIX_LEADER}", consts.ROLE_LEADER, 1),
-            ServiceRole(f"{name}-{GROVE_ROLE_SUFFIX_WORKER}", consts.ROLE_WORKER, nodes - 1),
-        ]
-    if is_scaling_group_forced(spec):
-        return [ServiceRole(name, consts.ROLE_MAIN, 1)]
-    return [ServiceRole(name, consts.ROLE_MAIN, spec.replicas if spec.replicas is not None else 1)]
-
-
-def expand_gms_roles(name: str, spec: DynamoComponentDeploymentSharedSpec) -> list[ServiceRole]:
-    """The inter-pod GPU Memory Service layout: per rank a weight-server clique, then the engine
-    clique of the primary and its shadows.
-
-    Mirrors: internal/dynamo/graph.go expandSingleNodeGMSRoles, expandMultinodeGMSRoles,
-    api/v1beta1 GetTotalEnginePods (renderer.pod.failover.expand_gms_roles)
-    """
-    from renderer.pod import failover
-
-    experimental = spec.experimental
-    shadows = 0
-    if is_inter_pod_failover(spec) and experimental is not None and experimental.failover is not None:
-        shadows = max(experimental.failover.num_shadows, 1)
-    roles = failover.expand_gms_roles(name, spec.number_of_nodes, shadows + 1)
-    return [ServiceRole(r.name, r.role, r.replicas, r.rank) for r in roles]
-
-
-def longest_clique_name(name: str, spec: DynamoComponentDeploymentSharedSpec) -> str:
-    """Mirrors: internal/dynamo/graph.go LongestPodCliqueNameForDGDComponent."""
-    longest = name.lower()
-    if not uses_scaling_group(spec):
-        return longest
-    try:
-        roles = expand_roles(name, spec)
-    except RenderError:
-        return longest
-    for role in roles:
-        if len(role.name) > len(longest):
-            longest = role.name.lower()
-    return longest
-
-
-def pcs_name(dgd_name: str, components: Sequence[DynamoComponentDeploymentSharedSpec]) -> str:
-    """The DGD name, cut with a 4-hex FNV-1a suffix when it leaves too little room for the cliques.
-
-    Mirrors: internal/dynamo/graph.go PCSNameForDGD.
-    """
-    budget_used = 0
-    for spec in components:
-        name = spec.name or ""
-        used = len(name.lower())
-        if uses_scaling_group(spec):
-            used += len(longest_clique_name(name, spec))
-        budget_used = max(budget_used, used)
-    budget = max(MAX_COMBINED_NAME_LENGTH - budget_used, _MIN_PCS_NAME_LENGTH)
-    if len(dgd_name) <= budget:
-        return dgd_name
-    return f"{dgd_name[: budget - 5]}-{_fnv32a(dgd_name.encode()) & 0xFFFF:04x}"
-
-
-def _fnv32a(data: bytes) -> int:
-    value = 0x811C9DC5
-    for byte in data:
-        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
-    return value
-
-
-def combined_name_length(dgd_name: str, components: Sequence[DynamoComponentDeploymentSharedSpec], spec: DynamoComponentDeploymentSharedSpec) -> tuple[int, str]:
-    """Mirrors: internal/webhook/validation/dynamographdeployment_helpers.go dgdComponentResourceNameLength."""
-    name = spec.name or ""
-    length = len(pcs_name(dgd_name, components)) + len(name.lower())
-    detail = "PCS name + component name"
-    if uses_scaling_group(spec):
-        longest = longest_clique_name(name, spec)
-        length += len(longest)
-        detail = f'PCS name + PCSG name + longest PodClique name "{longest}"'
-    return length, detail
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,16 +13,8 @@ import pytest
 
 from renderer.admission.api import DynamoComponentDeploymentSharedSpec
 from renderer.config import OperatorConfiguration, RenderConfig, resolve_scheduler_gates
-from renderer.graph.grove import (
-    ServiceRole,
-    expand_roles,
-    longest_clique_name,
-    pcs_name,
-    resolve_scheduler_queue,
-    startup_dependencies,
-    update_strategy,
-    uses_scaling_group,
-)
+from renderer.graph.grove import resolve_scheduler_queue, startup_dependencies, update_strategy
+from renderer.graph.grove_roles import ServiceRole, expand_roles, longest_clique_name, pcs_name, uses_scaling_group
 from renderer.graph.grove_resources import elastic_ep_leader_service_name
 from renderer.pod.backends.common import GroveDeployer
 from renderer.results import RenderError, Result
