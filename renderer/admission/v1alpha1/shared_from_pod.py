@@ -329,3 +329,26 @@ def project_pod_template(alpha: Obj | None) -> Obj | None:
     spec["containers"] = containers
     tpl["spec"] = spec
     return tpl
+
+
+def _volume_mounts_from_native(mounts: list[Obj]) -> list[Obj]:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go volumeMountsFromNative"""
+    return [_flat(m.get("name", ""), m.get("mountPath", "")) for m in mounts]
+
+
+def _flat(name: str, mount_point: str, cache: bool = False) -> Obj:
+    out: Obj = {"name": name}
+    if mount_point:
+        out["mountPoint"] = mount_point
+    if cache:
+        out["useAsCompilationCache"] = True
+    return out
+
+
+def _append_missing_mounts(dst: list[Obj], mounts: list[Obj]) -> list[Obj]:
+    """Mirrors: api/v1alpha1/shared_spec_conversion.go appendMissingVolumeMounts"""
+    out = list(dst)
+    for mount in mounts:
+        if not any(_flat_np(e) == _flat_np(mount) for e in out):
+            out.append(mount)
+    return out
