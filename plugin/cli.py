@@ -13,13 +13,9 @@ import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-# The CLI uses no pydantic plugins; skipping their discovery saves an importlib.metadata scan
-# at every start (a user who sets the variable keeps their value).
-os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+import click
 
-import click  # noqa: E402 (after the environment default above)
-
-from plugin.options import BY_NAME  # noqa: E402
+from plugin.options import BY_NAME
 
 INTERNAL_ERROR = 3
 F = TypeVar("F", bound=Callable[..., Any])

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlparse
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from renderer.model import BaseModel, ConfigDict, Field, ValidationError
 
 from renderer import consts
 from renderer.results import Code, Result, Severity, field_path

@@ -180,7 +180,7 @@ def unsupported(field: str, detail: str = "") -> RenderError:
 
 
 def field_path(prefix: str, loc: tuple[int | str, ...]) -> str:
-    """Join a pydantic ``loc`` (aliases, list indexes) onto a JSON-path prefix.
+    """Join a validation error's ``loc`` (aliases, list indexes) onto a JSON-path prefix.
 
     ``("podTemplate", "spec", "containers", 0, "image")`` under ``spec`` becomes
     ``spec.podTemplate.spec.containers[0].image``.

@@ -1,6 +1,6 @@
 """v1beta1 DynamoComponentDeployment: the API types and the admitted ``DCD``.
 
-The CRD schema of a DCD's spec as strict pydantic models (types, enums, minimums, patterns,
+The CRD schema of a DCD's spec as strict models (renderer.model) (types, enums, minimums, patterns,
 structural defaults) and ``DCD``, the validated, defaulted object the controller reads. Parsing
 a document into a ``DCD`` is ``renderer.admission.parse``; the CEL and validating-webhook rules
 are ``renderer.admission.webhook``.
@@ -15,8 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
-from pydantic_core import PydanticCustomError
+from renderer.model import BaseModel, ConfigDict, CustomError, Field, ValidationInfo, field_validator
 
 from renderer import consts
 from renderer.admission.v1alpha1.alpha_view import AlphaView
@@ -176,14 +175,14 @@ class DynamoComponentDeploymentSharedSpec(StrictModel):
     def _known_type(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value is not None and value not in COMPONENT_TYPES and not (info.context or {}).get("converted"):
             expected = ", ".join(f"'{t}'" for t in COMPONENT_TYPES[:-1]) + f" or '{COMPONENT_TYPES[-1]}'"
-            raise PydanticCustomError("literal_error", "unsupported value", {"expected": expected})
+            raise CustomError("literal_error", "unsupported value", {"expected": expected})
         return value
 
     @field_validator("name")
     @classmethod
     def _name_pattern(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value is not None and not re.fullmatch(COMPONENT_NAME_PATTERN, value) and not (info.context or {}).get("converted"):
-            raise PydanticCustomError("string_pattern_mismatch", "pattern", {"pattern": COMPONENT_NAME_PATTERN})
+            raise CustomError("string_pattern_mismatch", "pattern", {"pattern": COMPONENT_NAME_PATTERN})
         return value
 
     @property

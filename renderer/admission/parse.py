@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
+from renderer.model import ValidationError
 
 from renderer import consts
 from renderer.gocompat import gotypes
@@ -167,7 +167,7 @@ def _string_map(value: Any, path: str, results: list[Result]) -> dict[str, str]:
 def validate_model(
     model: type[StrictModel], data: dict[str, Any], prefix: str, results: list[Result], converted: bool = False
 ) -> Any:
-    """Validate ``data`` against a strict model, turning every pydantic error into a Result."""
+    """Validate ``data`` against a strict model, turning every validation error into a Result."""
     try:
         return model.model_validate(data, context={"converted": converted})
     except ValidationError as err:
@@ -178,7 +178,7 @@ def validate_model(
 
 
 def pydantic_message(error: Any) -> str:
-    """Kubernetes-flavoured, lower-case wording for a pydantic error."""
+    """Kubernetes-flavoured, lower-case wording for a validation error (renderer.model)."""
     kind = error["type"]
     value = error.get("input")
     ctx = error.get("ctx") or {}

@@ -1,6 +1,6 @@
 """DynamoGraphDeployment: the v1beta1 API types and the admitted ``DGD``.
 
-The CRD schema of a DGD's spec as strict pydantic models, the annotations that route it, and
+The CRD schema of a DGD's spec as strict models (renderer.model), the annotations that route it, and
 ``DGD``/``Component``, the admitted graph the controllers read. Parsing a document is
 ``renderer.graph.dgd_parse``, the DGD webhook's rules ``renderer.graph.dgd_webhook``, the
 expansion into DCDs ``renderer.graph.expand``, the component program ``renderer.graph.program``.
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import Field
+from renderer.model import Field
 
 from renderer import consts
 from renderer.admission.api import DynamoComponentDeploymentSharedSpec, StrictModel

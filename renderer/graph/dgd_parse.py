@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ValidationError
+from renderer.model import ValidationError
 
 from renderer import consts
 from renderer.gocompat import gotypes
