@@ -1,3 +1,3 @@
-from plugin.cli import main
+from plugin.console import main
 
 main()

@@ -1,69 +1,27 @@
 """The command line: one click group for every command; thin wrappers over the front ends.
 
-This is the only module that calls ``sys.exit``. Exit codes: 0 success, 1 invalid input or
-environment, 2 usage error (click's own), 3 internal bug: any exception that reaches it prints
-its traceback on stderr. An OS failure that reaches it (a full disk, a closed pipe) is the
-environment's: one line on stderr, exit code 1.
+The console scripts start in ``plugin.console``, which runs plain command lines of the common
+commands without click; this group parses every other command line, with the same command
+functions. Exit codes and the handling of failures: see ``plugin.console``.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 
+from plugin import console
+from plugin.console import ENVIRONMENT_ERROR, INTERNAL_ERROR, guarded
 from plugin.options import BY_NAME
 
-INTERNAL_ERROR = 3
 F = TypeVar("F", bound=Callable[..., Any])
-
-ENVIRONMENT_ERROR = 1
-
-
-def guarded(fn: Callable[[], int]) -> int:
-    """Run a front end; an OS failure is the environment's (exit 1, one line), anything else a bug.
-
-    stdout is flushed here, not at interpreter exit, so that a full disk or a reader that went
-    away (``| head``) is reported like any other failure of the environment. Any other
-    exception escaping it is a bug: traceback on stderr, exit code 3.
-    """
-    try:
-        code = fn()
-        sys.stdout.flush()
-        return code
-    except BrokenPipeError:
-        # The reader went away: nothing more can be delivered, and nothing is left to flush.
-        _drop_stdout()
-        sys.stderr.write("dynamo-render: the output was closed before it was written in full\n")
-        return ENVIRONMENT_ERROR
-    except OSError as err:
-        _drop_stdout()
-        where = f": {err.filename}" if err.filename else ""
-        sys.stderr.write(f"dynamo-render: {err.strerror or err}{where}\n")
-        return ENVIRONMENT_ERROR
-    except Exception:  # noqa: BLE001 - every unexpected exception is a bug report
-        import traceback
-
-        traceback.print_exc(file=sys.stderr)
-        sys.stderr.write("dynamo-render: internal error (this is a bug; please report it with the input)\n")
-        return INTERNAL_ERROR
-
-
-def _drop_stdout() -> None:
-    """Point stdout at /dev/null so that the flush at exit cannot fail a second time."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError, AttributeError):
-        pass
 
 
 def _exit(fn: Callable[[], int]) -> None:
-    sys.exit(guarded(fn))
+    console.exit_with(fn)
 
 
 def settings_options(*names: str) -> Callable[[F], F]:
@@ -116,26 +74,22 @@ def render(paths: tuple[str, ...], operator_config_path: str | None, config: str
            kubeconfig: str | None, kube_context: str | None, companions: bool | None, output: str,
            verbose: bool) -> None:
     """Render DynamoComponentDeployments and DynamoGraphDeployments in PATHS (files, directories, or - for stdin)."""
-    from plugin.frontends.render import run
-
     _exit(
-        lambda: run(
+        lambda: console.render(
             paths=paths,
-            operator_config=operator_config_path,
+            operator_config_path=operator_config_path,
             config=config,
             namespace=namespace,
             keep_sources=keep_sources,
             lws=lws,
             emit=emit,
-            output=output,
-            verbose=verbose,
-            stdout=sys.stdout,
-            stderr=sys.stderr,
             cluster_state=cluster_state,
             live=live,
-            companions=companions,
             kubeconfig=kubeconfig,
-            context=kube_context,
+            kube_context=kube_context,
+            companions=companions,
+            output=output,
+            verbose=verbose,
         )
     )
 
@@ -199,12 +153,10 @@ def krm(args: tuple[str, ...]) -> None:
     Run as a kustomize legacy exec plugin, it takes the plugin config file as its one argument
     and reads and writes plain YAML streams.
     """
-    from plugin.frontends import krm as krm_frontend
-
-    problem = krm_frontend.usage_problem(args, os.environ)
+    problem = console.krm_usage_problem(args)
     if problem:
         raise click.UsageError(problem)
-    _exit(lambda: krm_frontend.main(args[0] if args else None))
+    _exit(lambda: console.krm(args))
 
 
 @cli.group()
@@ -218,17 +170,13 @@ def cmp() -> None:
 @cmp.command()
 def generate() -> None:
     """Render the application folder (the working directory): objects on stdout, or a report on stderr."""
-    from plugin.frontends import cmp as cmp_frontend
-
-    _exit(cmp_frontend.main)
+    _exit(console.cmp_generate)
 
 
 @cmp.command()
 def parameters() -> None:
     """Announce the app folder's Dynamo resources and the settings in effect (Argo CD's dynamic parameters)."""
-    from plugin.frontends import cmp as cmp_frontend
-
-    _exit(lambda: cmp_frontend.parameters(os.getcwd(), os.environ, sys.stdout))
+    _exit(console.cmp_parameters)
 
 
 @cli.command()
@@ -270,10 +218,13 @@ def hydrate_check(source: str, output: str, fix: bool, tracked_only: bool, keep_
 
 
 def main(argv: list[str] | None = None) -> Any:
-    """Console-script entry point."""
+    """Parse every command line with click (the console scripts start in ``plugin.console``)."""
     return cli.main(args=argv, prog_name="dynamo-render")
 
 
 def krm_main() -> Any:
-    """The zero-argument ``dynamo-render-krm`` console script (kustomize cannot pass a subcommand)."""
+    """``dynamo-render-krm`` through click (the console script starts in ``plugin.console``)."""
     return cli.main(args=["krm", *sys.argv[1:]], prog_name="dynamo-render-krm")
+
+
+__all__ = ["ENVIRONMENT_ERROR", "INTERNAL_ERROR", "cli", "guarded", "krm_main", "main"]

@@ -1,0 +1,289 @@
+"""The console scripts ``dynamo-render`` and ``dynamo-render-krm``: a short way to the common commands.
+
+Every Argo CD refresh, kustomize build and pre-commit run starts a fresh process, so start-up
+is most of what a small application costs. The commands those tools run — ``render``, ``krm``,
+``cmp generate`` and ``cmp parameters`` — are parsed here, without importing click, when their
+arguments are plain: known options spelled in full (``--name value``, ``--name=value``,
+``-n value``), values that pass the checks click's types make, and at least one path where
+one is required. Everything else (help, ``--version``, a usage error, shell completion,
+combined short options, another command) goes to the click group in ``plugin.cli``, which
+parses it as always; both ways run the same command functions below. A unit test checks that
+this parser and click agree on every command line it accepts.
+
+This is the only module that calls ``sys.exit``. Exit codes: 0 success, 1 invalid input or
+environment, 2 usage error (click's own), 3 internal bug: any exception that reaches it prints
+its traceback on stderr. An OS failure that reaches it (a full disk, a closed pipe) is the
+environment's: one line on stderr, exit code 1.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+INTERNAL_ERROR = 3
+ENVIRONMENT_ERROR = 1
+
+
+def guarded(fn: Callable[[], int]) -> int:
+    """Run a front end; an OS failure is the environment's (exit 1, one line), anything else a bug.
+
+    stdout is flushed here, not at interpreter exit, so that a full disk or a reader that went
+    away (``| head``) is reported like any other failure of the environment. Any other
+    exception escaping it is a bug: traceback on stderr, exit code 3.
+    """
+    try:
+        code = fn()
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # The reader went away: nothing more can be delivered, and nothing is left to flush.
+        _drop_stdout()
+        sys.stderr.write("dynamo-render: the output was closed before it was written in full\n")
+        return ENVIRONMENT_ERROR
+    except OSError as err:
+        _drop_stdout()
+        where = f": {err.filename}" if err.filename else ""
+        sys.stderr.write(f"dynamo-render: {err.strerror or err}{where}\n")
+        return ENVIRONMENT_ERROR
+    except Exception:  # noqa: BLE001 - every unexpected exception is a bug report
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+        sys.stderr.write("dynamo-render: internal error (this is a bug; please report it with the input)\n")
+        return INTERNAL_ERROR
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null so that the flush at exit cannot fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def exit_with(fn: Callable[[], int]) -> NoReturn:
+    """Run a command through ``guarded`` and exit with its code."""
+    sys.exit(guarded(fn))
+
+
+# ---------------------------------------------------------------------------------------------
+# The commands (both parsers call these)
+
+
+def render(
+    paths: Sequence[str],
+    operator_config_path: str | None = None,
+    config: str | None = None,
+    namespace: str | None = None,
+    keep_sources: bool = False,
+    lws: bool | None = None,
+    emit: str | None = None,
+    cluster_state: str | None = None,
+    live: bool = False,
+    kubeconfig: str | None = None,
+    kube_context: str | None = None,
+    companions: bool | None = None,
+    output: str = "yaml",
+    verbose: bool = False,
+) -> int:
+    """``dynamo-render render``."""
+    from plugin.frontends.render import run
+
+    return run(
+        paths=paths,
+        operator_config=operator_config_path,
+        config=config,
+        namespace=namespace,
+        keep_sources=keep_sources,
+        lws=lws,
+        emit=emit,
+        output=output,
+        verbose=verbose,
+        stdout=sys.stdout,
+        stderr=sys.stderr,
+        cluster_state=cluster_state,
+        live=live,
+        companions=companions,
+        kubeconfig=kubeconfig,
+        context=kube_context,
+    )
+
+
+def krm(args: Sequence[str]) -> int:
+    """``dynamo-render krm`` (its usage was checked)."""
+    from plugin.frontends import krm as krm_frontend
+
+    return krm_frontend.main(args[0] if args else None)
+
+
+def krm_usage_problem(args: Sequence[str]) -> str | None:
+    from plugin.frontends import krm as krm_frontend
+
+    return krm_frontend.usage_problem(tuple(args), os.environ)
+
+
+def cmp_generate() -> int:
+    """``dynamo-render cmp generate``."""
+    from plugin.frontends import cmp as cmp_frontend
+
+    return cmp_frontend.main()
+
+
+def cmp_parameters() -> int:
+    """``dynamo-render cmp parameters``."""
+    from plugin.frontends import cmp as cmp_frontend
+
+    return cmp_frontend.parameters(os.getcwd(), os.environ, sys.stdout)
+
+
+# ---------------------------------------------------------------------------------------------
+# The short way: plain command lines of the common commands
+
+# The settings options of ``render``, by option-table name (plugin.options), as plugin.cli declares them.
+RENDER_SETTINGS = ("operator-config-path", "config", "namespace", "keep-sources", "lws", "emit", "cluster-state", "companions")
+_VALUE: Any = object()
+# Options of ``render`` that are not plugin settings: flag -> (destination, value when given or _VALUE).
+_RENDER_OWN: dict[str, tuple[str, Any]] = {
+    "--live": ("live", True),
+    "--kubeconfig": ("kubeconfig", _VALUE),
+    "--context": ("kube_context", _VALUE),
+    "-o": ("output", _VALUE),
+    "--output": ("output", _VALUE),
+    "-v": ("verbose", True),
+    "--verbose": ("verbose", True),
+}
+RENDER_DEFAULTS: dict[str, Any] = {
+    "operator_config_path": None, "config": None, "namespace": None, "keep_sources": False, "lws": None,
+    "emit": None, "cluster_state": None, "live": False, "kubeconfig": None, "kube_context": None,
+    "companions": None, "output": "yaml", "verbose": False,
+}
+# The checks click's parameter types make (plugin.cli): choices, an existing path, not a directory.
+_CHOICES = {"emit": ("workloads", "dcd"), "output": ("yaml", "json")}
+_MUST_EXIST = ("cluster_state",)
+_NOT_A_DIRECTORY = ("config", "operator_config_path", "kubeconfig")
+
+
+def render_flags() -> dict[str, tuple[str, Any]]:
+    """Every flag ``render`` takes -> (destination, the value a switch sets, or the marker of a value)."""
+    from plugin.options import BY_NAME
+
+    table: dict[str, tuple[str, Any]] = {}
+    for name in RENDER_SETTINGS:
+        option = BY_NAME[name]
+        dest = name.replace("-", "_")
+        if option.kind in ("bool", "gate"):
+            positive, _, negative = option.flags[-1].partition("/")
+            for flag in (*option.flags[:-1], positive):
+                table[flag] = (dest, True)
+            if negative:
+                table[negative] = (dest, False)
+        else:
+            for flag in option.flags:
+                table[flag] = (dest, _VALUE)
+    table.update(_RENDER_OWN)
+    return table
+
+
+def _acceptable(dest: str, value: str) -> bool:
+    if value == "" or value.startswith("-"):
+        return False
+    if dest in _CHOICES:
+        return value in _CHOICES[dest]
+    if dest in _MUST_EXIST:
+        return os.path.exists(value)
+    if dest in _NOT_A_DIRECTORY:
+        return not os.path.isdir(value)
+    return True
+
+
+def parse_render(args: Sequence[str]) -> dict[str, Any] | None:
+    """The keyword arguments of ``render`` for a plain command line, else None (click decides)."""
+    table = render_flags()
+    values = dict(RENDER_DEFAULTS)
+    paths: list[str] = []
+    only_paths = False
+    index = 0
+    while index < len(args):
+        token = args[index]
+        index += 1
+        if only_paths or token == "-" or not token.startswith("-"):
+            paths.append(token)
+            continue
+        if token == "--":
+            only_paths = True
+            continue
+        flag, equals, inline = token.partition("=") if token.startswith("--") else (token, "", "")
+        found = table.get(flag)
+        if found is None:
+            return None
+        dest, value = found
+        if value is _VALUE:
+            if equals:
+                value = inline
+            elif index < len(args):
+                value = args[index]
+                index += 1
+            else:
+                return None
+            if not _acceptable(dest, value):
+                return None
+        elif equals:
+            return None
+        values[dest] = value
+    if not paths:
+        return None
+    values["paths"] = tuple(paths)
+    return values
+
+
+def _plain_krm_args(args: Sequence[str]) -> bool:
+    return all(not arg.startswith("-") for arg in args) and krm_usage_problem(args) is None
+
+
+def short_way(args: Sequence[str], prog_name: str) -> Callable[[], int] | None:
+    """The command to run for a plain command line of a common command, else None."""
+    if f"_{prog_name.replace('-', '_').upper()}_COMPLETE" in os.environ:
+        return None
+    if not args:
+        return None
+    command, rest = args[0], args[1:]
+    if command == "render":
+        values = parse_render(rest)
+        return None if values is None else lambda: render(**values)
+    if command == "krm" and _plain_krm_args(rest):
+        return lambda: krm(rest)
+    if command == "cmp" and list(rest) == ["generate"]:
+        return cmp_generate
+    if command == "cmp" and list(rest) == ["parameters"]:
+        return cmp_parameters
+    return None
+
+
+def _run(args: list[str], prog_name: str) -> Any:
+    command = short_way(args, prog_name)
+    if command is None:
+        from plugin.cli import cli
+
+        return cli.main(args=args, prog_name=prog_name)
+    try:
+        code = guarded(command)
+    except (EOFError, KeyboardInterrupt):
+        # As click reports an interrupted command.
+        sys.stderr.write("\nAborted!\n")
+        code = 1
+    sys.exit(code)
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """The ``dynamo-render`` console script."""
+    return _run(sys.argv[1:] if argv is None else list(argv), "dynamo-render")
+
+
+def krm_main() -> Any:
+    """The zero-argument ``dynamo-render-krm`` console script (kustomize cannot pass a subcommand)."""
+    return _run(["krm", *sys.argv[1:]], "dynamo-render-krm")
