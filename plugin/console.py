@@ -121,7 +121,8 @@ def krm(args: Sequence[str]) -> int:
     return krm_frontend.main(args[0] if args else None)
 
 
-def krm_usage_problem(args: Sequence[str]) -> str | None:
+def krm_usage_problem(args: Sequence[str]) -> str:
+    """Why ``args`` are not a call the KRM function accepts ("" when they are)."""
     from plugin.frontends import krm as krm_frontend
 
     return krm_frontend.usage_problem(tuple(args), os.environ)
@@ -242,7 +243,7 @@ def parse_render(args: Sequence[str]) -> dict[str, Any] | None:
 
 
 def _plain_krm_args(args: Sequence[str]) -> bool:
-    return all(not arg.startswith("-") for arg in args) and krm_usage_problem(args) is None
+    return all(not arg.startswith("-") for arg in args) and not krm_usage_problem(args)
 
 
 def short_way(args: Sequence[str], prog_name: str) -> Callable[[], int] | None:
