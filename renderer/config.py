@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Literal
-from urllib.parse import urlparse
 
 from renderer.model import BaseModel, ConfigDict, Field, ValidationError
 
@@ -304,6 +303,8 @@ def validate_operator_config(cfg: OperatorConfiguration) -> list[Result]:
     if not cfg.mpi.ssh_secret_namespace:
         err("mpi.sshSecretNamespace", "Required value: MPI SSH secret namespace is required")
     if cfg.infrastructure.model_express_url:
+        from urllib.parse import urlparse  # only for this rare setting (start-up time)
+
         parsed = urlparse(cfg.infrastructure.model_express_url)
         if not parsed.scheme and not parsed.netloc and not parsed.path:
             err("infrastructure.modelExpressURL", "Invalid value: must be a valid URL")

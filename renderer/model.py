@@ -22,8 +22,12 @@ on the first validation (start-up pays only for the models a run uses). A model 
 
 from __future__ import annotations
 
+import builtins
 import copy
+import functools
+import operator
 import re
+import sys
 import typing
 from collections.abc import Callable
 from types import UnionType
@@ -193,7 +197,7 @@ class BaseModel:
         cls._model_validators = {name: tuple(functions) for name, functions in validators.items()}
         cls._model_compiled = None
         if cls.model_config.get("frozen"):
-            cls.__hash__ = BaseModel._frozen_hash  # type: ignore[method-assign]
+            cls.__hash__ = BaseModel._frozen_hash  # type: ignore[method-assign,assignment]
 
     # -- construction ------------------------------------------------------------------------
 
@@ -358,8 +362,43 @@ def _fill(cls: type[BaseModel], data: dict[str, Any], loc: tuple[Any, ...], erro
     return values
 
 
+# Annotation text -> type, per module (the same few annotations recur across models).
+_ANNOTATIONS: dict[tuple[str, str], Any] = {}
+
+
+def _annotation(cls: type[BaseModel], name: str) -> Any:
+    """The type of field ``name``, from the annotation of the class that declares it."""
+    owner = next(k for k in cls.__mro__ if name in k.__dict__.get("__annotations__", {}))
+    text = owner.__dict__["__annotations__"][name]
+    if not isinstance(text, str):
+        return text
+    key = (owner.__module__, text)
+    found = _ANNOTATIONS.get(key, _MISSING)
+    if found is _MISSING:
+        found = _ANNOTATIONS[key] = _evaluate(text, vars(sys.modules[owner.__module__]))
+    return found
+
+
+def _evaluate(text: str, namespace: dict[str, Any]) -> Any:
+    """An annotation's text as a type: ``A | B`` part by part, names looked up, the rest evaluated."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        depth += (char == "[") - (char == "]")
+        if char == "|" and depth == 0:
+            parts.append(text[start:index].strip())
+            start = index + 1
+    parts.append(text[start:].strip())
+    if len(parts) > 1:
+        return functools.reduce(operator.or_, (_evaluate(part, namespace) for part in parts))
+    if text == "None":
+        return type(None)
+    if text.isidentifier():
+        return namespace[text] if text in namespace else getattr(builtins, text)
+    return eval(text, namespace)  # noqa: S307 - the text of one of our own annotations, as typing.get_type_hints does
+
+
 def _compile(cls: type[BaseModel]) -> _Compiled:
-    hints = typing.get_type_hints(cls)
+    hints = {name: _annotation(cls, name) for name in cls.model_fields}
     by_name = bool(cls.model_config.get("populate_by_name"))
     fields = []
     known: set[str] = set()
