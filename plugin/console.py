@@ -18,6 +18,8 @@ environment's: one line on stderr, exit code 1.
 
 from __future__ import annotations
 
+import gc
+import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -265,8 +267,20 @@ def short_way(args: Sequence[str], prog_name: str) -> Callable[[], int] | None:
     return None
 
 
+# The front end each short-way command runs, imported before the command starts.
+_FRONT_ENDS = {"render": "plugin.frontends.render", "krm": "plugin.frontends.krm", "cmp": "plugin.frontends.cmp"}
+
+
 def _run(args: list[str], prog_name: str) -> Any:
-    command = short_way(args, prog_name)
+    # Start-up allocates many objects and frees few: no cyclic garbage collection until the
+    # modules are loaded (about 4% of a small run).
+    gc.disable()
+    try:
+        command = short_way(args, prog_name)
+        if command is not None:
+            importlib.import_module(_FRONT_ENDS[args[0]])
+    finally:
+        gc.enable()
     if command is None:
         from plugin.cli import cli
 
