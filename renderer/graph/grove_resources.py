@@ -21,8 +21,14 @@ from renderer import consts
 from renderer.config import RenderConfig
 from renderer.admission.flags import is_elastic_ep_ray_launch
 from renderer.pod.labels import is_k8s_discovery_enabled, is_worker_component, object_meta
-from renderer.pod.naming import hash_model_name, model_service_name, normalize_kube_resource_name
-from renderer.objects.services import default_ingress_spec, render_named_ingress, render_named_virtual_service
+from renderer.pod.naming import normalize_kube_resource_name
+from renderer.objects.services import (
+    component_service,
+    default_ingress_spec,
+    model_service,
+    render_named_ingress,
+    render_named_virtual_service,
+)
 
 if TYPE_CHECKING:
     from renderer.graph.dgd import DGD, Component
@@ -70,33 +76,9 @@ def render_model_services(dgd: DGD) -> list[dict[str, Any]]:
         if model is None or not model.name or model.name in seen:
             continue
         seen.add(model.name)
-        model_hash = hash_model_name(model.name)
         annotations = dict(dgd.spec.annotations or {})
         annotations[consts.ANNOTATION_BASE_MODEL] = model.name
-        out.append(
-            {
-                "apiVersion": "v1",
-                "kind": "Service",
-                "metadata": object_meta(
-                    model_service_name(model.name),
-                    dgd.namespace,
-                    {consts.LABEL_BASE_MODEL_HASH: model_hash, consts.LABEL_MANAGED_BY: "dynamo-operator"},
-                    annotations,
-                ),
-                "spec": {
-                    "clusterIP": "None",
-                    "selector": {consts.LABEL_BASE_MODEL_HASH: model_hash},
-                    "ports": [
-                        {
-                            "name": consts.DYNAMO_SYSTEM_PORT_NAME,
-                            "port": consts.DYNAMO_SYSTEM_PORT,
-                            "targetPort": consts.DYNAMO_SYSTEM_PORT,
-                            "protocol": "TCP",
-                        }
-                    ],
-                },
-            }
-        )
+        out.append(model_service(model.name, dgd.namespace, annotations))
     return out
 
 
@@ -139,38 +121,9 @@ def render_component_service(
 
     Mirrors: internal/dynamo/graph.go GenerateComponentService.
     """
-    if component.type == consts.COMPONENT_TYPE_FRONTEND:
-        port: dict[str, Any] = {
-            "name": consts.DYNAMO_SERVICE_PORT_NAME,
-            "port": consts.DYNAMO_SERVICE_PORT,
-            "targetPort": consts.DYNAMO_CONTAINER_PORT_NAME,
-            "protocol": "TCP",
-        }
-    elif component.type == consts.COMPONENT_TYPE_EPP:
-        port = {
-            "name": consts.EPP_GRPC_PORT_NAME,
-            "port": consts.EPP_GRPC_PORT,
-            "targetPort": consts.EPP_GRPC_PORT,
-            "protocol": "TCP",
-            "appProtocol": "http2",
-        }
-    else:
-        port = {
-            "name": consts.DYNAMO_SYSTEM_PORT_NAME,
-            "port": consts.DYNAMO_SYSTEM_PORT,
-            "targetPort": consts.DYNAMO_SYSTEM_PORT_NAME,
-            "protocol": "TCP",
-        }
-    labels = dict(labels)
-    if k8s_discovery:
-        labels[consts.LABEL_DISCOVERY_BACKEND] = consts.DISCOVERY_BACKEND_KUBERNETES
-        labels[consts.LABEL_DISCOVERY_ENABLED] = consts.LABEL_VALUE_TRUE
-    return {
-        "apiVersion": "v1",
-        "kind": "Service",
-        "metadata": object_meta(normalize_kube_resource_name(service_name), dgd.namespace, labels, annotations),
-        "spec": {"selector": _selector(dgd, component), "ports": [port]},
-    }
+    return component_service(
+        service_name, dgd.namespace, component.type, labels, annotations, _selector(dgd, component), k8s_discovery
+    )
 
 
 def is_single_pod_elastic_ep_leader(component: Component) -> bool:

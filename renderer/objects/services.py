@@ -36,14 +36,38 @@ def render_component_service(dcd: DCD, workload_type: str, discovery_default: st
     if not namespace:
         raise RenderError(f"expected DynamoComponentDeployment {dcd.name} to have a dynamoNamespace", "metadata.labels")
 
-    if workload_type == consts.COMPONENT_TYPE_FRONTEND:
+    selector = {
+        consts.LABEL_COMPONENT_TYPE: workload_type,
+        consts.LABEL_NAMESPACE: namespace,
+        consts.LABEL_COMPONENT: component_name(dcd),
+    }
+    if dcd.spec.is_multinode:
+        selector[consts.LABEL_ROLE] = consts.ROLE_LEADER
+    return component_service(dcd.name, dcd.namespace, workload_type, kube_labels(dcd), annotations, selector, k8s_discovery)
+
+
+def component_service(
+    name: str,
+    namespace: str,
+    component_type: str,
+    labels: dict[str, str],
+    annotations: dict[str, str],
+    selector: dict[str, str],
+    k8s_discovery: bool,
+) -> dict[str, Any]:
+    """A component's ClusterIP Service: its port by component type, discovery labels when on.
+
+    Shared by the DCD controller and the Grove pathway.
+    Mirrors: internal/dynamo/graph.go GenerateComponentService.
+    """
+    if component_type == consts.COMPONENT_TYPE_FRONTEND:
         port: dict[str, Any] = {
             "name": consts.DYNAMO_SERVICE_PORT_NAME,
             "port": consts.DYNAMO_SERVICE_PORT,
             "targetPort": consts.DYNAMO_CONTAINER_PORT_NAME,
             "protocol": "TCP",
         }
-    elif workload_type == consts.COMPONENT_TYPE_EPP:
+    elif component_type == consts.COMPONENT_TYPE_EPP:
         port = {
             "name": consts.EPP_GRPC_PORT_NAME,
             "port": consts.EPP_GRPC_PORT,
@@ -58,21 +82,14 @@ def render_component_service(dcd: DCD, workload_type: str, discovery_default: st
             "targetPort": consts.DYNAMO_SYSTEM_PORT_NAME,
             "protocol": "TCP",
         }
-    labels = kube_labels(dcd)
+    labels = dict(labels)
     if k8s_discovery:
         labels[consts.LABEL_DISCOVERY_BACKEND] = consts.DISCOVERY_BACKEND_KUBERNETES
         labels[consts.LABEL_DISCOVERY_ENABLED] = consts.LABEL_VALUE_TRUE
-    selector = {
-        consts.LABEL_COMPONENT_TYPE: workload_type,
-        consts.LABEL_NAMESPACE: namespace,
-        consts.LABEL_COMPONENT: component_name(dcd),
-    }
-    if dcd.spec.is_multinode:
-        selector[consts.LABEL_ROLE] = consts.ROLE_LEADER
     return {
         "apiVersion": "v1",
         "kind": "Service",
-        "metadata": object_meta(normalize_kube_resource_name(dcd.name), dcd.namespace, labels, annotations),
+        "metadata": object_meta(normalize_kube_resource_name(name), namespace, labels, annotations),
         "spec": {"selector": selector, "ports": [port]},
     }
 
@@ -85,15 +102,24 @@ def render_model_service(dcd: DCD) -> dict[str, Any] | None:
     if dcd.spec.model_ref is None or not dcd.spec.model_ref.name:
         return None
     model = dcd.spec.model_ref.name
+    return model_service(model, dcd.namespace, {consts.ANNOTATION_BASE_MODEL: model})
+
+
+def model_service(model: str, namespace: str, annotations: dict[str, str]) -> dict[str, Any]:
+    """The headless Service of one base model: it selects pods by the model's name hash.
+
+    Shared by the DCD controller and the Grove pathway.
+    Mirrors: internal/dynamo/model_service.go generateHeadlessServiceForModel.
+    """
     model_hash = hash_model_name(model)
     return {
         "apiVersion": "v1",
         "kind": "Service",
         "metadata": object_meta(
             model_service_name(model),
-            dcd.namespace,
+            namespace,
             {consts.LABEL_BASE_MODEL_HASH: model_hash, consts.LABEL_MANAGED_BY: "dynamo-operator"},
-            {consts.ANNOTATION_BASE_MODEL: model},
+            annotations,
         ),
         "spec": {
             "clusterIP": "None",
