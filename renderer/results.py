@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, replace
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -196,22 +197,26 @@ def field_path(prefix: str, loc: tuple[int | str, ...]) -> str:
     return path
 
 
-def describe_kind(value: Any) -> str:
-    """The JSON kind of a parsed YAML value, for type-mismatch messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
+# JSON kinds in the order a value is tested (bool before int: a bool is an int in Python)
+_JSON_KINDS: tuple[tuple[type, str], ...] = (
+    (type(None), "null"),
+    (bool, "boolean"),
+    (int, "integer"),
+    (float, "number"),
+    (str, "string"),
+    (list, "array"),
+    (dict, "object"),
+)
+
+
+def describe_kind(value: Any, names: Mapping[str, str] | None = None) -> str:
+    """The JSON kind of a parsed YAML value, for type-mismatch messages.
+
+    ``names`` renames kinds for messages worded in another vocabulary (Go's ``bool``, ``map``).
+    """
+    for kind_type, kind in _JSON_KINDS:
+        if isinstance(value, kind_type):
+            return names.get(kind, kind) if names else kind
     return type(value).__name__
 
 

@@ -39,7 +39,7 @@ from typing import Any
 
 from renderer.gocompat import k8s_types
 from renderer.gocompat.quantity import unmarshal_quantity
-from renderer.results import Code, Result, Severity
+from renderer.results import Code, Result, Severity, describe_kind
 
 _INT32 = (-(1 << 31), (1 << 31) - 1)
 _INT64 = (-(1 << 63), (1 << 63) - 1)
@@ -60,23 +60,13 @@ def _join(parent: str, key: str | int) -> str:
     return f"{parent}.{key}" if parent else key
 
 
+# the kind names of this codec's messages (yaml/Go words where the JSON ones differ)
+_KIND_NAMES = {"boolean": "bool", "array": "list", "object": "map"}
+
+
 def _kind(value: object) -> str:
     """The YAML/JSON kind of a value, for messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "map"
-    return type(value).__name__
+    return describe_kind(value, _KIND_NAMES)
 
 
 def _type_error(
@@ -491,3 +481,12 @@ def go_json_dumps(normalized: object) -> str:
     if _SURROGATE.search(text):
         text = _SURROGATE.sub("\ufffd", text)
     return text.translate(_GO_ESCAPES)
+
+
+def drop_nulls(value: Any) -> Any:
+    """A copy without ``None`` map values (list items are kept as they are)."""
+    if isinstance(value, dict):
+        return {k: drop_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [drop_nulls(v) for v in value]
+    return value

@@ -109,7 +109,7 @@ def parse_dgd(
             normalized, problems = gotypes.normalize("PodTemplateSpec", defaulted, f"{path}.podTemplate")
             results.extend(p.with_resource(ref) for p in problems)
             if isinstance(normalized, dict):
-                pod_template = _drop_nulls(normalized)
+                pod_template = gotypes.drop_nulls(normalized)
         components.append(Component(index, component, pod_template, raw_components[index]))
 
     env: list[dict[str, Any]] = []
@@ -117,18 +117,10 @@ def parse_dgd(
         normalized, problems = gotypes.normalize("EnvVar", item, f"spec.env[{index}]")
         results.extend(p.with_resource(ref) for p in problems)
         if isinstance(normalized, dict):
-            env.append(_drop_nulls(normalized))
+            env.append(gotypes.drop_nulls(normalized))
 
     dgd = DGD(metadata.name, metadata.namespace, metadata.labels, annotations, spec, tuple(components), env, obj)
     results.extend(r.with_resource(ref) for r in validate_dgd(dgd, config, runtime_source, provider))
     if any(r.is_error for r in results):
         return None, results
     return dgd, results
-
-
-def _drop_nulls(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _drop_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_drop_nulls(v) for v in value]
-    return value

@@ -113,17 +113,8 @@ def go_encode(type_name: str, data: dict[str, Any], path: str) -> dict[str, Any]
     encoded, problems = gotypes.normalize(type_name, data, path)
     if problems or not isinstance(encoded, dict):
         raise AssertionError(f"rendered {type_name} is not a valid Go object: {[p.line() for p in problems]}")
-    cleaned: dict[str, Any] = drop_nulls(encoded)
+    cleaned: dict[str, Any] = gotypes.drop_nulls(encoded)
     return cleaned
-
-
-def drop_nulls(value: Any) -> Any:
-    """A copy without ``None`` map values (list items are kept as they are)."""
-    if isinstance(value, dict):
-        return {k: drop_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [drop_nulls(v) for v in value]
-    return value
 
 
 _ATOI = re.compile(r"^[+-]?[0-9]+$")

@@ -25,7 +25,7 @@ from typing import Any
 
 from renderer.admission.v1alpha1.from_v1beta1 import marshal_preserved, restore_preserved
 from renderer.admission.v1alpha1.shared_from import is_empty, prune
-from renderer.results import RenderError
+from renderer.results import RenderError, describe_kind
 from renderer.admission.v1alpha1.requests_status import (
     ANN_STATUS,
     alpha_status_save_json,
@@ -49,6 +49,8 @@ RETIRED_ANNOTATIONS = (
     "nvidia.com/dgdr-profiling-job-name",
 )
 _OPTIMIZATION_TYPES = ("latency", "throughput")
+# encoding/json's kind names in an UnmarshalTypeError
+_GO_JSON_KINDS = {"boolean": "bool", "integer": "number"}
 
 
 # ---------------------------------------------------------------------------
@@ -402,7 +404,7 @@ def dgdr_to_v1beta1(obj: Obj, *, api_server_defaults: bool = True) -> Obj:
     if config is not None:
         if not isinstance(config, dict):
             raise RenderError(
-                f"failed to parse ProfilingConfig.Config: json: cannot unmarshal {_json_kind(config)} into Go value of type map[string]interface {{}}",
+                f"failed to parse ProfilingConfig.Config: json: cannot unmarshal {describe_kind(config, _GO_JSON_KINDS)} into Go value of type map[string]interface {{}}",
                 "spec.profilingConfig.config",
             )
         _project_sla_and_workload(config, dst)
@@ -442,15 +444,3 @@ def dgdr_to_v1beta1(obj: Obj, *, api_server_defaults: bool = True) -> Obj:
     if status is not None:
         out["status"] = status
     return out
-
-
-def _json_kind(value: Any) -> str:
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    return "null"
