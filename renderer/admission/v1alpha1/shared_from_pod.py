@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from renderer.admission.v1alpha1.podtemplate_to import resources_to_native
 from renderer.gocompat.quantity import canonical_quantity
 
 Obj = dict[str, Any]
@@ -26,6 +27,13 @@ DEFAULT_GPU_RESOURCE = "nvidia.com/gpu"
 # ---------------------------------------------------------------------------
 # Small value helpers
 # ---------------------------------------------------------------------------
+
+
+def _quantity_or_none(text: Any) -> str | None:
+    try:
+        return canonical_quantity(text)
+    except Exception:  # noqa: BLE001 - Go drops an unparsable quantity silently
+        return None
 
 
 def prune(value: Any) -> Any:
@@ -106,44 +114,6 @@ def _set(obj: Obj, key: str, value: Any) -> None:
 # ---------------------------------------------------------------------------
 # Resources
 # ---------------------------------------------------------------------------
-
-
-def _quantity_or_none(text: Any) -> str | None:
-    try:
-        return canonical_quantity(text)
-    except Exception:  # noqa: BLE001 - Go drops an unparsable quantity silently
-        return None
-
-
-def _item_to_list(item: Obj | None) -> Obj | None:
-    """Mirrors: api/v1alpha1/shared_spec_conversion.go itemToResourceList"""
-    if item is None:
-        return None
-    out: Obj = {}
-    for key, name in (("cpu", "cpu"), ("memory", "memory")):
-        if item.get(key):
-            q = _quantity_or_none(item[key])
-            if q is not None:
-                out[name] = q
-    if item.get("gpu"):
-        q = _quantity_or_none(item["gpu"])
-        if q is not None:
-            out[item.get("gpuType") or DEFAULT_GPU_RESOURCE] = q
-    for key, value in (item.get("custom") or {}).items():
-        q = _quantity_or_none(value)
-        if q is not None:
-            out[key] = q
-    return out or None
-
-
-def resources_to_native(res: Obj) -> Obj:
-    """Mirrors: api/v1alpha1/shared_spec_conversion.go resourcesToNative"""
-    out: Obj = {}
-    _set(out, "limits", _item_to_list(res.get("limits")) if "limits" in res else None)
-    _set(out, "requests", _item_to_list(res.get("requests")) if "requests" in res else None)
-    if res.get("claims"):
-        out["claims"] = copy.deepcopy(res["claims"])
-    return out
 
 
 def _item_from_list(rlist: Obj | None) -> Obj | None:

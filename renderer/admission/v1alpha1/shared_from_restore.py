@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 
+from renderer.admission.v1alpha1.podtemplate_to import resources_to_native
 from renderer.admission.v1alpha1.shared_from_pod import (
     _append_missing_mounts,
     _volume_mounts_from_native,
@@ -32,7 +33,6 @@ from renderer.admission.v1alpha1.shared_from_pod import (
     merge_main_container,
     Obj,
     resources_need_preservation,
-    resources_to_native,
     sem_eq,
 )
 
