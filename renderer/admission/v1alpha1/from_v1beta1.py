@@ -139,19 +139,9 @@ def _component_names_to_hub(saved: Obj) -> list[str]:
     return names
 
 
-def _name_needs_preservation(src: Obj | None) -> bool:
-    """Mirrors: api/v1alpha1/dynamographdeployment_conversion.go serviceStatusComponentNameNeedsPreservation"""
-    if src is None:
-        return False
-    names = src.get("componentNames") or []
-    if not names:
-        return bool(src.get("componentName"))
-    return bool(names[-1] != src.get("componentName", ""))
-
-
 def _restore_replica_status(dst: Obj, saved: Obj | None) -> None:
     """Mirrors: api/v1alpha1/dynamographdeployment_conversion.go shouldRestoreSavedServiceReplicaStatus"""
-    if saved is None or not _name_needs_preservation(saved):
+    if saved is None or not pres.service_name_needs_preservation(saved):
         return
     names = list(dst.get("componentNames") or [])
     ok = names == _component_names_to_hub(saved) or (
@@ -213,6 +203,16 @@ def _start(obj: Obj) -> tuple[Obj, Obj, dict[str, str]]:
     return out, meta, _annotations(obj)
 
 
+def _finish(out: Obj, meta: Obj, anns: dict[str, str], spec: Obj, status: Obj | None) -> Obj:
+    """The converted object: metadata with the new annotations, spec, and status when there is one."""
+    _set_annotations(meta, anns)
+    out["metadata"] = meta
+    out["spec"] = spec
+    if status:
+        out["status"] = status
+    return out
+
+
 def dcd_from_v1beta1(obj: Obj) -> Obj:
     """A v1beta1 DynamoComponentDeployment as the webhook serves it in v1alpha1.
 
@@ -257,12 +257,7 @@ def dcd_from_v1beta1(obj: Obj) -> Obj:
         if src_spec.get("name"):
             hub_save = {"name": src_spec["name"], **hub_save}
         anns[ANN_DCD_SPEC] = pres.marshal_preserved_spec(typed.BETA, "DynamoComponentDeploymentSpec", hub_save, [])
-    _set_annotations(meta, anns)
-    out["metadata"] = meta
-    out["spec"] = spec
-    if status:
-        out["status"] = status
-    return out
+    return _finish(out, meta, anns, spec, status)
 
 
 # ---------------------------------------------------------------------------
@@ -358,9 +353,4 @@ def dgd_from_v1beta1(obj: Obj) -> Obj:
                 _restore_replica_status(svc, saved_svcs[name])
     if prune(hub_save) is not None:
         anns[ANN_DGD_SPEC] = pres.marshal_preserved_spec(typed.BETA, "DynamoGraphDeploymentSpec", hub_save, [])
-    _set_annotations(meta, anns)
-    out["metadata"] = meta
-    out["spec"] = spec
-    if status:
-        out["status"] = status
-    return out
+    return _finish(out, meta, anns, spec, status)

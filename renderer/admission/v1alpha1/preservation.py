@@ -232,3 +232,16 @@ def marshal_status(struct: str, save: dict[str, Any]) -> str:
     Mirrors: shared_spec_conversion.go setJSONAnnOnObj
     """
     return typed.marshal(typed.ALPHA, struct, save)
+
+
+def service_name_needs_preservation(service: dict[str, Any] | None) -> bool:
+    """A service status whose componentName is not the last of its componentNames.
+
+    Mirrors: api/v1alpha1/dynamographdeployment_conversion.go serviceStatusComponentNameNeedsPreservation
+    """
+    if service is None:
+        return False
+    names = service.get("componentNames") or []
+    if not names:
+        return bool(service.get("componentName"))
+    return bool(names[-1] != service.get("componentName", ""))

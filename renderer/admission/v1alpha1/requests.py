@@ -93,6 +93,22 @@ def meta_and_annotations(obj: Obj) -> tuple[Obj, dict[str, str]]:
     return meta, anns
 
 
+def open_request(obj: Any) -> tuple[Obj, dict[str, str], Obj | None, Obj | None]:
+    """Metadata, annotations without the conversion ones, and the saved spec and status of a DGDR.
+
+    Refuses anything but an object with an object spec.
+    """
+    if not isinstance(obj, dict) or not isinstance(obj.get("spec") or {}, dict):
+        raise RenderError("expected an object", "spec")
+    meta, anns = meta_and_annotations(obj)
+    restored: Obj | None = None
+    if anns.get(ANN_SPEC):
+        restored, _ = restore_preserved(anns[ANN_SPEC])
+    restored_status = read_restored_status(anns)
+    scrub(anns)
+    return meta, anns, restored, restored_status
+
+
 def scrub(anns: dict[str, str]) -> None:
     """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go scrubDGDRInternalAnnotations"""
     for key in (ANN_SPEC, ANN_STATUS, *RETIRED_ANNOTATIONS):
@@ -370,18 +386,11 @@ def dgdr_to_v1beta1(obj: Obj, *, api_server_defaults: bool = True) -> Obj:
     (ConvertFromDynamoGraphDeploymentRequestSpec, saveDGDRAlphaOnlySpec,
     saveDGDRAlphaOnlyProfilingConfig, saveDGDRSpokeAnnotations)
     """
-    if not isinstance(obj, dict) or not isinstance(obj.get("spec") or {}, dict):
-        raise RenderError("expected an object", "spec")
-    meta, anns = meta_and_annotations(obj)
-    restored_spec: Obj | None = None
-    if anns.get(ANN_SPEC):
-        restored_spec, _ = restore_preserved(anns[ANN_SPEC])
-        if restored_spec is not None:
-            job = (restored_spec.get("overrides") or {}).get("profilingJob")
-            if isinstance(job, dict):
-                migrate_unnamed_profiler(((job.get("template") or {}).get("spec") or {}).get("containers") or [])
-    restored_status = read_restored_status(anns)
-    scrub(anns)
+    meta, anns, restored_spec, restored_status = open_request(obj)
+    if restored_spec is not None:
+        job = (restored_spec.get("overrides") or {}).get("profilingJob")
+        if isinstance(job, dict):
+            migrate_unnamed_profiler(((job.get("template") or {}).get("spec") or {}).get("containers") or [])
     src = obj.get("spec") or {}
     if api_server_defaults:
         src = _apply_alpha_defaults(src)

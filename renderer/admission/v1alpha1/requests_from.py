@@ -12,9 +12,8 @@ from __future__ import annotations
 import copy
 import json
 
-from renderer.admission.v1alpha1.from_v1beta1 import marshal_preserved, restore_preserved
+from renderer.admission.v1alpha1.from_v1beta1 import marshal_preserved
 from renderer.admission.v1alpha1.shared_from import is_empty
-from renderer.results import RenderError
 from renderer.admission.v1alpha1.requests import (
     ANN_SPEC,
     PROFILER,
@@ -22,13 +21,12 @@ from renderer.admission.v1alpha1.requests import (
     finish_meta,
     job_pod_spec,
     json_text,
-    meta_and_annotations,
+    open_request,
     migrate_unnamed_profiler,
     profiler_index,
-    scrub,
     strip_typed,
 )
-from renderer.admission.v1alpha1.requests_status import ANN_STATUS, read_restored_status, restored_status_alpha, status_from_hub
+from renderer.admission.v1alpha1.requests_status import ANN_STATUS, restored_status_alpha, status_from_hub
 
 
 def _project_sla_to_blob(src: Obj, blob: Obj) -> bool:
@@ -98,14 +96,7 @@ def dgdr_from_v1beta1(obj: Obj) -> Obj:
     (ConvertToDynamoGraphDeploymentRequestSpec, restoreDGDRAlphaOnlySpec,
     projectProfilingJobToProfilingConfig, saveDGDRHubOnlySpec, saveDGDRHubOnlyOverrides)
     """
-    if not isinstance(obj, dict) or not isinstance(obj.get("spec") or {}, dict):
-        raise RenderError("expected an object", "spec")
-    meta, anns = meta_and_annotations(obj)
-    restored: Obj | None = None
-    if anns.get(ANN_SPEC):
-        restored, _ = restore_preserved(anns[ANN_SPEC])
-    restored_status = read_restored_status(anns)
-    scrub(anns)
+    meta, anns, restored, restored_status = open_request(obj)
     src: Obj = obj.get("spec") or {}
     dst: Obj = {"model": src.get("model", "")}
     if src.get("runtimeVersionOverride"):

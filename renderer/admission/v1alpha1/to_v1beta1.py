@@ -22,6 +22,7 @@ apiextensions-apiserver conversion/webhook_converter.go restoreObjectMeta
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from renderer.admission.v1alpha1 import preservation as pres
@@ -48,13 +49,8 @@ def dcd_to_v1beta1(obj: dict[str, Any]) -> dict[str, Any]:
     src_spec = typed.decode(typed.ALPHA, "DynamoComponentDeploymentSpec", obj.get("spec"), "spec")
     src_status = typed.decode(typed.ALPHA, "DynamoComponentDeploymentStatus", obj.get("status"), "status")
 
-    restored = None
-    raw = annotations.get(pres.ANN_DCD_SPEC)
-    if raw:
-        restored = pres.restore_dcd_hub_spec(str(raw))
+    restored = _take_hub_spec(annotations, pres.ANN_DCD_SPEC, pres.restore_dcd_hub_spec, pres.DCD_ANNOTATIONS)
     hub_origin = restored is not None
-    for key in pres.DCD_ANNOTATIONS:
-        annotations.pop(key, None)
 
     spoke_save: dict[str, Any] = {}
     spec = _dcd_spec_to_hub(src_spec, restored, spoke_save, name, include_origin_splits=not hub_origin)
@@ -83,13 +79,8 @@ def dgd_to_v1beta1(obj: dict[str, Any]) -> dict[str, Any]:
     src_spec = typed.decode(typed.ALPHA, "DynamoGraphDeploymentSpec", obj.get("spec"), "spec")
     src_status = typed.decode(typed.ALPHA, "DynamoGraphDeploymentStatus", obj.get("status"), "status")
 
-    restored = None
-    raw = annotations.get(pres.ANN_DGD_SPEC)
-    if raw:
-        restored = pres.restore_dgd_hub_spec(str(raw))
+    restored = _take_hub_spec(annotations, pres.ANN_DGD_SPEC, pres.restore_dgd_hub_spec, pres.DGD_ANNOTATIONS)
     hub_origin = restored is not None
-    for key in pres.DGD_ANNOTATIONS:
-        annotations.pop(key, None)
 
     spoke_save: dict[str, Any] = {}
     spec = _dgd_spec_to_hub(src_spec, restored, spoke_save, include_origin_splits=not hub_origin)
@@ -103,6 +94,23 @@ def dgd_to_v1beta1(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- object envelope ---------------------------------------------------------------------------
+
+
+def _take_hub_spec(
+    annotations: dict[str, Any],
+    key: str,
+    restore: Callable[[str], dict[str, Any] | None],
+    conversion_annotations: Iterable[str],
+) -> dict[str, Any] | None:
+    """The hub spec an earlier ConvertFrom saved under ``key`` (None: none saved); the conversion
+    annotations are removed from ``annotations``."""
+    restored = None
+    raw = annotations.get(key)
+    if raw:
+        restored = restore(str(raw))
+    for name in conversion_annotations:
+        annotations.pop(name, None)
+    return restored
 
 
 def _metadata(obj: dict[str, Any]) -> dict[str, Any]:
@@ -197,16 +205,6 @@ def _dcd_spec_to_hub(
     return dst
 
 
-def _service_status_needs_preservation(service: dict[str, Any] | None) -> bool:
-    """Mirrors: dynamographdeployment_conversion.go serviceStatusComponentNameNeedsPreservation"""
-    if service is None:
-        return False
-    names = service.get("componentNames") or []
-    if not names:
-        return bool(service.get("componentName"))
-    return bool(names[-1] != service.get("componentName", ""))
-
-
 def _component_names_to_hub(service: dict[str, Any]) -> list[str]:
     """Mirrors: dynamographdeployment_conversion.go componentNamesToHub"""
     names = list(service.get("componentNames") or [])
@@ -244,7 +242,7 @@ def _dcd_status_save(status: dict[str, Any]) -> dict[str, Any]:
     save: dict[str, Any] = {}
     if status.get("podSelector"):
         save["podSelector"] = dict(status["podSelector"])
-    if _service_status_needs_preservation(status.get("service")):
+    if pres.service_name_needs_preservation(status.get("service")):
         save["service"] = _service_name_save(status["service"])
     return save
 
@@ -365,7 +363,7 @@ def _dgd_status_save(status: dict[str, Any]) -> dict[str, Any]:
     saved = {
         name: _service_name_save(service)
         for name, service in (status.get("services") or {}).items()
-        if _service_status_needs_preservation(service)
+        if pres.service_name_needs_preservation(service)
     }
     return {"services": saved} if saved else {}
 
