@@ -52,11 +52,7 @@ def discovery_rbac(parent: str, namespace: str) -> list[dict[str, Any]]:
     labels = _rbac_labels(discovery_label_value(name))
     role = f"{name}-role"
     return [
-        {
-            "apiVersion": "v1",
-            "kind": "ServiceAccount",
-            "metadata": {"name": name, "namespace": namespace, "labels": dict(labels)},
-        },
+        _service_account(name, namespace, labels),
         {
             "apiVersion": f"{RBAC_GROUP}/v1",
             "kind": "Role",
@@ -71,13 +67,7 @@ def discovery_rbac(parent: str, namespace: str) -> list[dict[str, Any]]:
                 },
             ],
         },
-        {
-            "apiVersion": f"{RBAC_GROUP}/v1",
-            "kind": "RoleBinding",
-            "metadata": {"name": f"{name}-binding", "namespace": namespace, "labels": dict(labels)},
-            "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": namespace}],
-            "roleRef": {"apiGroup": RBAC_GROUP, "kind": "Role", "name": role},
-        },
+        _role_binding(name, namespace, labels, "Role", role),
     ]
 
 
@@ -90,19 +80,28 @@ def service_account_with_cluster_role(service_account: str, namespace: str, clus
     """
     labels = _rbac_labels(service_account)
     return [
-        {
-            "apiVersion": "v1",
-            "kind": "ServiceAccount",
-            "metadata": {"name": service_account, "namespace": namespace, "labels": dict(labels)},
-        },
-        {
-            "apiVersion": f"{RBAC_GROUP}/v1",
-            "kind": "RoleBinding",
-            "metadata": {"name": f"{service_account}-binding", "namespace": namespace, "labels": dict(labels)},
-            "subjects": [{"kind": "ServiceAccount", "name": service_account, "namespace": namespace}],
-            "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": cluster_role},
-        },
+        _service_account(service_account, namespace, labels),
+        _role_binding(service_account, namespace, labels, "ClusterRole", cluster_role),
     ]
+
+
+def _service_account(name: str, namespace: str, labels: dict[str, str]) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": {"name": name, "namespace": namespace, "labels": dict(labels)},
+    }
+
+
+def _role_binding(service_account: str, namespace: str, labels: dict[str, str], role_kind: str, role: str) -> dict[str, Any]:
+    """``<service account>-binding``: binds the service account to a Role or ClusterRole."""
+    return {
+        "apiVersion": f"{RBAC_GROUP}/v1",
+        "kind": "RoleBinding",
+        "metadata": {"name": f"{service_account}-binding", "namespace": namespace, "labels": dict(labels)},
+        "subjects": [{"kind": "ServiceAccount", "name": service_account, "namespace": namespace}],
+        "roleRef": {"apiGroup": RBAC_GROUP, "kind": role_kind, "name": role},
+    }
 
 
 def wait_leader_config_map(parent: str, namespace: str) -> dict[str, Any]:
