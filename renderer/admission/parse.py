@@ -50,11 +50,8 @@ def parse_dcd(
     metadata, meta_results = parse_metadata(obj, default_namespace)
     results.extend(r.with_resource(ref) for r in meta_results)
 
-    raw_spec = obj.get("spec")
+    raw_spec = spec_object(obj, ref, results)
     if raw_spec is None:
-        raw_spec = {}
-    if not isinstance(raw_spec, dict):
-        results.append(Result(f"expected object, got {describe_kind(raw_spec)}", field="spec", resource=ref))
         return None, results
 
     spec_results: list[Result] = []
@@ -70,15 +67,8 @@ def parse_dcd(
 
     pod_template: dict[str, Any] | None = None
     if spec.pod_template is not None:
-        # The API server defaults and validates the embedded pod template against the CRD's
-        # structural schema before the operator decodes it.
-        defaulted = podtemplate_schema.apply_defaults(spec.pod_template)
-        results.extend(p.with_resource(ref) for p in podtemplate_schema.validate(defaulted, "spec.podTemplate"))
-        results.extend(p.with_resource(ref) for p in podrules.validate(defaulted, "spec.podTemplate"))
-        normalized, problems = gotypes.normalize("PodTemplateSpec", defaulted, "spec.podTemplate")
+        pod_template, problems = admit_pod_template(spec.pod_template, "spec.podTemplate")
         results.extend(p.with_resource(ref) for p in problems)
-        if isinstance(normalized, dict):
-            pod_template = normalized
 
     dcd = DCD(
         name=metadata.name,
@@ -106,6 +96,31 @@ class _Metadata:
     labels: dict[str, str]
     annotations: dict[str, str]
     owner_dgd: str
+
+
+def spec_object(obj: dict[str, Any], ref: ResourceRef, results: list[Result]) -> dict[str, Any] | None:
+    """The object's ``spec`` mapping (absent: empty); None, with a Result, when it is not a mapping."""
+    raw_spec = obj.get("spec")
+    if raw_spec is None:
+        return {}
+    if not isinstance(raw_spec, dict):
+        results.append(Result(f"expected object, got {describe_kind(raw_spec)}", field="spec", resource=ref))
+        return None
+    return raw_spec
+
+
+def admit_pod_template(pod_template: dict[str, Any], path: str) -> tuple[dict[str, Any] | None, list[Result]]:
+    """An embedded pod template as the operator decodes it, and the problems on the way.
+
+    The API server defaults and validates the pod template against the CRD's structural schema
+    and its own pod rules; then the operator's typed Go decode normalises it.
+    """
+    defaulted = podtemplate_schema.apply_defaults(pod_template)
+    results = podtemplate_schema.validate(defaulted, path)
+    results.extend(podrules.validate(defaulted, path))
+    normalized, problems = gotypes.normalize("PodTemplateSpec", defaulted, path)
+    results.extend(problems)
+    return (normalized if isinstance(normalized, dict) else None), results
 
 
 def parse_metadata(obj: dict[str, Any], default_namespace: str) -> tuple[_Metadata | None, list[Result]]:

@@ -11,12 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from renderer.model import ValidationError
-
 from renderer import consts
 from renderer.gocompat import gotypes
-from renderer.admission import podrules, podtemplate_schema
-from renderer.admission.parse import parse_metadata, pydantic_message
+from renderer.admission.parse import admit_pod_template, parse_metadata, spec_object, validate_model
 from renderer.config import RenderConfig
 from renderer.graph.dgd import (
     DGD,
@@ -28,7 +25,7 @@ from renderer.graph.dgd import (
     DynamoGraphDeploymentSpec,
 )
 from renderer.graph.dgd_webhook import validate_dgd
-from renderer.results import ResourceRef, Result, Severity, field_path
+from renderer.results import ResourceRef, Result, Severity
 
 
 def workload_provider(annotations: dict[str, str], grove_enabled: bool) -> str:
@@ -63,18 +60,13 @@ def parse_dgd(
     results: list[Result] = []
     metadata, problems = parse_metadata(obj, default_namespace)
     results.extend(r.with_resource(ref) for r in problems)
-    raw_spec = obj.get("spec")
+    raw_spec = spec_object(obj, ref, results)
     if raw_spec is None:
-        raw_spec = {}
-    if not isinstance(raw_spec, dict):
-        return None, results + [Result("expected object", field="spec", resource=ref)]
-    try:
-        spec = DynamoGraphDeploymentSpec.model_validate(raw_spec, context={"converted": runtime_source != consts.V1BETA1})
-    except ValidationError as err:
-        for error in err.errors(include_url=False):
-            results.append(Result(pydantic_message(error), field=field_path("spec", tuple(error["loc"])), resource=ref))
         return None, results
-    if metadata is None:
+    spec_results: list[Result] = []
+    spec = validate_model(DynamoGraphDeploymentSpec, raw_spec, "spec", spec_results, runtime_source != consts.V1BETA1)
+    results.extend(r.with_resource(ref) for r in spec_results)
+    if spec is None or metadata is None:
         return None, results
 
     # Routing: the component pathway or Grove (renderer.graph.grove).
@@ -103,13 +95,10 @@ def parse_dgd(
             component = component.model_copy(update={"replicas": 1})
         pod_template: dict[str, Any] | None = None
         if component.pod_template is not None:
-            defaulted = podtemplate_schema.apply_defaults(component.pod_template)
-            results.extend(p.with_resource(ref) for p in podtemplate_schema.validate(defaulted, f"{path}.podTemplate"))
-            results.extend(p.with_resource(ref) for p in podrules.validate(defaulted, f"{path}.podTemplate"))
-            normalized, problems = gotypes.normalize("PodTemplateSpec", defaulted, f"{path}.podTemplate")
+            admitted, problems = admit_pod_template(component.pod_template, f"{path}.podTemplate")
             results.extend(p.with_resource(ref) for p in problems)
-            if isinstance(normalized, dict):
-                pod_template = gotypes.drop_nulls(normalized)
+            if admitted is not None:
+                pod_template = gotypes.drop_nulls(admitted)
         components.append(Component(index, component, pod_template, raw_components[index]))
 
     env: list[dict[str, Any]] = []

@@ -59,7 +59,7 @@ def test_v1alpha1_is_admitted_against_its_own_schema() -> None:
 def test_spec_must_be_an_object() -> None:
     obj = dgd()
     obj["spec"] = ["x"]
-    assert messages(obj) == ["spec: expected object"]
+    assert messages(obj) == ["spec: expected object, got array"]
     obj["spec"] = None
     assert messages(obj) == ["spec.components: Required value: must have at least one component"]
 
