@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from renderer.admission.v1alpha1.podtemplate_to import resources_to_native
+from renderer.admission.v1alpha1.podtemplate_to import merge_envs, resources_to_native
 from renderer.gocompat.quantity import canonical_quantity
 
 Obj = dict[str, Any]
@@ -168,20 +168,6 @@ def _native_eq(a: Obj | None, b: Obj | None) -> bool:
 # ---------------------------------------------------------------------------
 # The forward projection of the v1alpha1 pod fields (used to find hub-only remainders)
 # ---------------------------------------------------------------------------
-
-
-def merge_envs(common: list[Obj], specific: list[Obj]) -> list[Obj] | None:
-    """Mirrors: api/v1alpha1/shared_spec_conversion.go mergeEnvs"""
-    out: list[Obj] = []
-    seen: dict[str, int] = {}
-    for env in list(common) + list(specific):
-        name = env.get("name", "")
-        if name in seen:
-            out[seen[name]] = env
-            continue
-        seen[name] = len(out)
-        out.append(env)
-    return out or None
 
 
 def _mergo_override(dst: Any, src: Any) -> Any:
