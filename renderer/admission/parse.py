@@ -11,7 +11,7 @@ default), the API server's metadata rules.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from renderer.model import ValidationError
 
@@ -22,6 +22,8 @@ from renderer.admission.api import DCD, DNS1123_SUBDOMAIN, DynamoComponentDeploy
 from renderer.admission.webhook import validate_admission
 from renderer.admission.v1alpha1.alpha_view import dcd_view
 from renderer.results import Code, ResourceRef, Result, describe_kind, field_path
+
+ModelT = TypeVar("ModelT", bound=StrictModel)
 
 
 def parse_dcd(
@@ -47,19 +49,10 @@ def parse_dcd(
 
         return parse_alpha_dcd(obj, default_namespace, checkpoint_gate)
 
-    metadata, meta_results = parse_metadata(obj, default_namespace)
-    results.extend(r.with_resource(ref) for r in meta_results)
-
-    raw_spec = spec_object(obj, ref, results)
-    if raw_spec is None:
+    head = parse_head(obj, ref, default_namespace, DynamoComponentDeploymentSpec, runtime_source, results)
+    if head is None:
         return None, results
-
-    spec_results: list[Result] = []
-    converted = runtime_source != consts.V1BETA1
-    spec = validate_model(DynamoComponentDeploymentSpec, raw_spec, "spec", spec_results, converted)
-    results.extend(r.with_resource(ref) for r in spec_results)
-    if spec is None or metadata is None:
-        return None, results
+    metadata, spec, _ = head
 
     # Defaulting webhook (CREATE): the stable component name falls back to metadata.name.
     if not spec.name:
@@ -90,12 +83,38 @@ def parse_dcd(
 
 
 @dataclass(frozen=True)
-class _Metadata:
+class ObjectMetadata:
     name: str
     namespace: str
     labels: dict[str, str]
     annotations: dict[str, str]
     owner_dgd: str
+
+
+def parse_head(
+    obj: dict[str, Any],
+    ref: ResourceRef,
+    default_namespace: str,
+    model: type[ModelT],
+    runtime_source: str,
+    results: list[Result],
+) -> tuple[ObjectMetadata, ModelT, dict[str, Any]] | None:
+    """Metadata, the spec validated against ``model``, and the raw spec of a DCD or DGD document.
+
+    None when either has an error (every problem is in ``results``). A spec converted from
+    v1alpha1 (``runtime_source``) was checked by its own schema first.
+    """
+    metadata, meta_results = parse_metadata(obj, default_namespace)
+    results.extend(r.with_resource(ref) for r in meta_results)
+    raw_spec = spec_object(obj, ref, results)
+    if raw_spec is None:
+        return None
+    spec_results: list[Result] = []
+    spec = validate_model(model, raw_spec, "spec", spec_results, runtime_source != consts.V1BETA1)
+    results.extend(r.with_resource(ref) for r in spec_results)
+    if spec is None or metadata is None:
+        return None
+    return metadata, spec, raw_spec
 
 
 def spec_object(obj: dict[str, Any], ref: ResourceRef, results: list[Result]) -> dict[str, Any] | None:
@@ -123,7 +142,7 @@ def admit_pod_template(pod_template: dict[str, Any], path: str) -> tuple[dict[st
     return (normalized if isinstance(normalized, dict) else None), results
 
 
-def parse_metadata(obj: dict[str, Any], default_namespace: str) -> tuple[_Metadata | None, list[Result]]:
+def parse_metadata(obj: dict[str, Any], default_namespace: str) -> tuple[ObjectMetadata | None, list[Result]]:
     """Name, namespace (defaulted), labels, annotations and the owner DGD of an object."""
     results: list[Result] = []
     meta = obj.get("metadata")
@@ -161,7 +180,7 @@ def parse_metadata(obj: dict[str, Any], default_namespace: str) -> tuple[_Metada
     if results:
         return None, results
     assert isinstance(name, str) and isinstance(namespace, str)
-    return _Metadata(name, namespace, labels, annotations, owner), results
+    return ObjectMetadata(name, namespace, labels, annotations, owner), results
 
 
 def _string_map(value: Any, path: str, results: list[Result]) -> dict[str, str]:
@@ -180,8 +199,8 @@ def _string_map(value: Any, path: str, results: list[Result]) -> dict[str, str]:
 
 
 def validate_model(
-    model: type[StrictModel], data: dict[str, Any], prefix: str, results: list[Result], converted: bool = False
-) -> Any:
+    model: type[ModelT], data: dict[str, Any], prefix: str, results: list[Result], converted: bool = False
+) -> ModelT | None:
     """Validate ``data`` against a strict model, turning every validation error into a Result."""
     try:
         return model.model_validate(data, context={"converted": converted})

@@ -13,7 +13,7 @@ from typing import Any
 
 from renderer import consts
 from renderer.gocompat import gotypes
-from renderer.admission.parse import admit_pod_template, parse_metadata, spec_object, validate_model
+from renderer.admission.parse import admit_pod_template, parse_head
 from renderer.config import RenderConfig
 from renderer.graph.dgd import (
     DGD,
@@ -58,16 +58,10 @@ def parse_dgd(
 
         return parse_alpha_dgd(obj, default_namespace, config)
     results: list[Result] = []
-    metadata, problems = parse_metadata(obj, default_namespace)
-    results.extend(r.with_resource(ref) for r in problems)
-    raw_spec = spec_object(obj, ref, results)
-    if raw_spec is None:
+    head = parse_head(obj, ref, default_namespace, DynamoGraphDeploymentSpec, runtime_source, results)
+    if head is None:
         return None, results
-    spec_results: list[Result] = []
-    spec = validate_model(DynamoGraphDeploymentSpec, raw_spec, "spec", spec_results, runtime_source != consts.V1BETA1)
-    results.extend(r.with_resource(ref) for r in spec_results)
-    if spec is None or metadata is None:
-        return None, results
+    metadata, spec, raw_spec = head
 
     # Routing: the component pathway or Grove (renderer.graph.grove).
     provider = workload_provider(metadata.annotations, config.grove_enabled)

@@ -43,11 +43,8 @@ def dcd_to_v1beta1(obj: dict[str, Any]) -> dict[str, Any]:
 
     Mirrors: dynamocomponentdeployment_conversion.go DynamoComponentDeployment.ConvertTo
     """
-    meta = _metadata(obj)
+    meta, annotations, src_spec, src_status = _decode(obj, "DynamoComponentDeployment")
     name = str(meta.get("name") or "")
-    annotations = dict(meta.get("annotations") or {})
-    src_spec = typed.decode(typed.ALPHA, "DynamoComponentDeploymentSpec", obj.get("spec"), "spec")
-    src_status = typed.decode(typed.ALPHA, "DynamoComponentDeploymentStatus", obj.get("status"), "status")
 
     restored = _take_hub_spec(annotations, pres.ANN_DCD_SPEC, pres.restore_dcd_hub_spec, pres.DCD_ANNOTATIONS)
     hub_origin = restored is not None
@@ -74,10 +71,7 @@ def dgd_to_v1beta1(obj: dict[str, Any]) -> dict[str, Any]:
 
     Mirrors: dynamographdeployment_conversion.go DynamoGraphDeployment.ConvertTo
     """
-    meta = _metadata(obj)
-    annotations = dict(meta.get("annotations") or {})
-    src_spec = typed.decode(typed.ALPHA, "DynamoGraphDeploymentSpec", obj.get("spec"), "spec")
-    src_status = typed.decode(typed.ALPHA, "DynamoGraphDeploymentStatus", obj.get("status"), "status")
+    meta, annotations, src_spec, src_status = _decode(obj, "DynamoGraphDeployment")
 
     restored = _take_hub_spec(annotations, pres.ANN_DGD_SPEC, pres.restore_dgd_hub_spec, pres.DGD_ANNOTATIONS)
     hub_origin = restored is not None
@@ -94,6 +88,15 @@ def dgd_to_v1beta1(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- object envelope ---------------------------------------------------------------------------
+
+
+def _decode(obj: dict[str, Any], kind: str) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """Metadata, a copy of its annotations, and the v1alpha1 spec and status decoded as Go types."""
+    meta = _metadata(obj)
+    annotations = dict(meta.get("annotations") or {})
+    src_spec = typed.decode(typed.ALPHA, f"{kind}Spec", obj.get("spec"), "spec")
+    src_status = typed.decode(typed.ALPHA, f"{kind}Status", obj.get("status"), "status")
+    return meta, annotations, src_spec, src_status
 
 
 def _take_hub_spec(
