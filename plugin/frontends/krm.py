@@ -12,14 +12,15 @@ Two wire formats, one transform:
 The transform: every DynamoComponentDeployment item is replaced by what it renders; every other
 item passes through untouched, annotations included. Pass-through items are re-emitted from
 their parsed YAML nodes, never from Python values, so scalars keep their spelling (``1e3``,
-``2024-01-01``, ``"yes"``) and mapping keys their order; kpt restores their comments. Rendered
+``2024-01-01``, ``"yes"``), mapping keys their order and collections their flow or block style;
+kpt restores their comments. Rendered
 objects inherit the source's path annotation and take fresh, unique index annotations so that
 ``kpt fn render`` files them beside their source.
 
 Error contract (kyaml ``framework.Execute``): the ResourceList is always written, with its
 results; on any error the items come back unchanged (never an empty list, which would delete
 everything), stderr carries one line per problem (kustomize never shows results) and the exit
-code is 1. Output is block YAML without anchors or aliases (kustomize rejects them).
+code is 1. Output has no anchors or aliases (kustomize rejects them).
 
 Mirrors: sigs.k8s.io/kustomize cmd/config/docs/api-conventions/functions-spec.md (wire format),
 kyaml/fn/framework (results and exit code), api/internal/plugins/execplugin/execplugin.go

@@ -3,7 +3,8 @@
 Items are read as YAML nodes and values: the value is what gets rendered, the node is what a
 pass-through item is written back from (``plugin.yamlio.nodes``), so its scalars keep their
 spelling and its keys their order. Rendered objects are written by the project's fast writer.
-Output is block YAML without anchors or aliases (kustomize rejects them).
+Output has no anchors or aliases (kustomize rejects them); pass-through collections keep
+their flow or block style, rendered objects are block YAML.
 
 Mirrors: sigs.k8s.io/kustomize cmd/config/docs/api-conventions/functions-spec.md (wire format),
 kyaml/kio/kioutil (path and index annotations), api/internal/plugins/execplugin/execplugin.go

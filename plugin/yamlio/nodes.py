@@ -2,8 +2,10 @@
 
 A pass-through item is re-emitted from its parsed node, never from its Python value, so its
 scalars keep their spelling (``1e3``, ``2024-01-01``, ``"yes"``) and its mapping keys their
-order. Reading uses the project's loader (``codec.Loader``: kubectl's scalar rules); writing uses
-the reference dumper (``dumper.Dumper``), block style and without anchors.
+order, and its collections their flow or block style. Reading uses the project's loader
+(``codec.Loader``: kubectl's scalar rules); writing uses the reference dumper
+(``dumper.Dumper``), without anchors. Comments are not part of a node: kpt copies them back
+from its own copy of each item, so the output must keep the shape they attach to.
 """
 
 from __future__ import annotations
@@ -130,7 +132,7 @@ def _dumper(stream: TextIO, explicit_start: bool = False) -> Any:
 
 
 class UnwritableInput(yaml.YAMLError):
-    """An input node that cannot be written back as block YAML without anchors."""
+    """An input node that cannot be written back as YAML without anchors."""
 
 
 _STR = "tag:yaml.org,2002:str"
@@ -138,7 +140,7 @@ _SEQ = "tag:yaml.org,2002:seq"
 
 
 def passthrough_node(node: yaml.Node, dumper: Any, reader: Any, ancestors: set[int] | None = None) -> yaml.Node:
-    """A fresh copy of an input node that emits as it was read, in block style, alias-free.
+    """A fresh copy of an input node that emits as it was read (flow or block style), alias-free.
 
     Why: the reader resolved plain scalars with kubectl's rules and the writer quotes anything
     that either those rules or YAML 1.1 would read as a non-string. A plain scalar that was
@@ -157,11 +159,11 @@ def passthrough_node(node: yaml.Node, dumper: Any, reader: Any, ancestors: set[i
     ancestors.add(id(node))
     try:
         if isinstance(node, yaml.SequenceNode):
-            return yaml.SequenceNode(node.tag, [passthrough_node(n, dumper, reader, ancestors) for n in node.value], flow_style=False)
+            return yaml.SequenceNode(node.tag, [passthrough_node(n, dumper, reader, ancestors) for n in node.value], flow_style=node.flow_style)
         return yaml.MappingNode(
             node.tag,
             [(passthrough_node(k, dumper, reader, ancestors), passthrough_node(v, dumper, reader, ancestors)) for k, v in node.value],
-            flow_style=False,
+            flow_style=node.flow_style,
         )
     finally:
         ancestors.discard(id(node))
