@@ -53,7 +53,9 @@ from plugin.frontends.krm_wire import (
     RESOURCE_LIST_API_VERSION,
     RESOURCE_LIST_KIND,
     SEQINDENT_ANNOTATION,
+    Entry,
     InputItem,
+    NodeSource,
     ResourceListInput,
     construct_item,
     read_resource_list,
@@ -61,7 +63,7 @@ from plugin.frontends.krm_wire import (
     write_resource_list,
     write_stream,
 )
-from plugin.yamlio.nodes import UnwritableInput, read_nodes
+from plugin.yamlio.nodes import UnwritableInput, read_nodes  # noqa: F401 (UnwritableInput: re-exported)
 from renderer import consts
 from renderer.clashes import Identities, Origin, identity_of
 from renderer.cluster.state import BUNDLE_SOURCE, StateLayer, build_cluster_state
@@ -216,9 +218,9 @@ def _configmap_value(value: Any, kind: str) -> tuple[Any, str]:
 
 @dataclass
 class Transformed:
-    """Output items (a pass-through node or a rendered object) and every result."""
+    """Output items (the position of a pass-through input item, or a rendered object) and every result."""
 
-    items: list[yaml.Node | dict[str, Any]] = field(default_factory=list)
+    items: list[Entry] = field(default_factory=list)
     results: list[Result] = field(default_factory=list)
 
     @property
@@ -291,7 +293,7 @@ def transform(items: Sequence[InputItem], settings: Settings) -> Transformed:
             out.results.append(clash)
     out.results = _unique(out.results)
     if not out.ok:
-        out.items = [item.node for item in items]
+        out.items = [item.position for item in items]
         return out
 
     # File rendered objects: replace last run's copy, else take the source's slot.
@@ -300,7 +302,7 @@ def transform(items: Sequence[InputItem], settings: Settings) -> Transformed:
     if settings.settings.strict:
         out.results = strict(out.results)
     if not out.ok:
-        out.items = [item.node for item in items]
+        out.items = [item.position for item in items]
         return out
     out.items = placed.items
     sources = len(rendered_by_item)
@@ -317,7 +319,7 @@ def transform(items: Sequence[InputItem], settings: Settings) -> Transformed:
 
 @dataclass
 class _Placed:
-    items: list[yaml.Node | dict[str, Any]]
+    items: list[Entry]
     results: list[Result]
 
 
@@ -397,7 +399,7 @@ def _place(
                 resource=ResourceRef.of(item.obj),
             ))
     if any(r.is_error for r in results):
-        return _Placed([item.node for item in items], results)
+        return _Placed([item.position for item in items], results)
     results.extend(ownership.renamed_after_render(
         (item.obj, _where(item), None) for position, item in enumerate(items)
         if position not in rendered_by_item and position not in pruned
@@ -430,16 +432,16 @@ def _place(
                     taken.add(index)
             placed_for[position].append(_annotated(obj, source, source.path, index, source.annotations.get(SEQINDENT_ANNOTATION)))
 
-    out: list[yaml.Node | dict[str, Any]] = []
+    out: list[Entry] = []
     for position, item in enumerate(items):
         if position in rendered_by_item:
             out.extend(placed_for[position])
             if position in kept:
-                out.append(item.node)
+                out.append(item.position)
         elif position in replaced:
             out.append(replaced[position])
         elif position not in pruned:
-            out.append(item.node)
+            out.append(item.position)
     return _Placed(out, results)
 
 
@@ -564,7 +566,7 @@ def _unreadable(data: bytes, results: Sequence[Result], stdout: TextIO, stderr: 
     if data.strip():
         stdout.write(data.decode("utf-8", errors="replace"))
     else:
-        stdout.write(write_resource_list([], results))
+        write_resource_list([], results, NodeSource(), stdout)
     return 1
 
 
@@ -580,34 +582,36 @@ def run_resource_list(data: bytes, stdout: TextIO, stderr: TextIO, base_dir: str
     if parsed is None:
         return _unreadable(data, results, stdout, stderr, "the input could not be read as a ResourceList")
     return _respond(
-        parsed.items, parsed.function_config, base_dir, results, write_resource_list, data, stdout, stderr, "the items are returned unchanged"
+        parsed.items, parsed.source, parsed.function_config, base_dir, results, write_resource_list, data, stdout, stderr,
+        "the items are returned unchanged",
     )
 
 
 def _respond(
     items: Sequence[InputItem],
+    source: NodeSource,
     function_config: Any,
     base_dir: str,
     results: list[Result],
-    write: Callable[[Sequence[yaml.Node | dict[str, Any]], Sequence[Result]], str],
+    write: Callable[[Sequence[Entry], Sequence[Result], NodeSource, TextIO], None],
     data: bytes,
     stdout: TextIO,
     stderr: TextIO,
     unchanged: str,
 ) -> int:
-    """Resolve the settings, transform, write; items unchanged on any error. Returns the exit code."""
+    """Resolve the settings, transform, write; items unchanged on any error. Returns the exit code.
+
+    The output is written as it is made; the readers have refused every input node that could
+    not be written back (an anchor that contains itself), so writing cannot fail half-way.
+    """
     settings, problems = resolve_function_config(function_config, base_dir)
     results.extend(problems)
     if settings is None or any(r.is_error for r in results):
-        outcome = Transformed(items=[item.node for item in items], results=results)
+        outcome = Transformed(items=[item.position for item in items], results=results)
     else:
         outcome = transform(items, settings)
         outcome.results[:0] = results
-    try:
-        text = write(outcome.items, outcome.results)
-    except UnwritableInput as err:
-        return _unreadable(data, [*results, Result(str(err), file="<stdin>")], stdout, stderr, unchanged)
-    stdout.write(text)
+    write(outcome.items, outcome.results, source, stdout)
     report(outcome.results, stderr)
     if not outcome.ok:
         stderr.write(_summary(outcome.results, unchanged))
@@ -642,13 +646,17 @@ def run_legacy_plugin(config_path: str, data: bytes, env: Mapping[str, str], std
                 config = item.obj if item is not None else None
     text, problems = decode(data, "<stdin>")
     results.extend(problems)
-    items: list[InputItem] | None = None
+    read: tuple[list[InputItem], NodeSource] | None = None
     if text is not None:
-        items, problems = read_stream(text, "<stdin>")
+        read, problems = read_stream(text, "<stdin>")
         results.extend(problems)
-    if items is None or any(r.is_error for r in results):
+    if read is None or any(r.is_error for r in results):
         return _unreadable(data, results, stdout, stderr, "the resources are returned unchanged")
-    return _respond(items, config, base_dir, results, lambda out, _: write_stream(out), data, stdout, stderr, "the resources are returned unchanged")
+    items, source = read
+    return _respond(
+        items, source, config, base_dir, results, lambda out, _, nodes, stream: write_stream(out, nodes, stream), data, stdout, stderr,
+        "the resources are returned unchanged",
+    )
 
 
 def run(

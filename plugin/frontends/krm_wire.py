@@ -13,15 +13,15 @@ kyaml/kio/kioutil (path and index annotations), api/internal/plugins/execplugin/
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TextIO
 
 import yaml
 
 from plugin.yamlio import fast as fastyaml
-from plugin.yamlio.codec import Loader, yaml_message
-from plugin.yamlio.nodes import construct, mapping_get, read_nodes, write_document, write_sequence_entries
+from plugin.yamlio.codec import Loader, check_document, yaml_message
+from plugin.yamlio.nodes import EventComposer, construct, json_nodes, mapping_get, read_nodes, write_document, write_sequence_entries
 from renderer.results import Result
 
 RESOURCE_LIST_API_VERSION = "config.kubernetes.io/v1"
@@ -45,10 +45,14 @@ LOCAL_CONFIG_ANNOTATION = "config.kubernetes.io/local-config"
 
 @dataclass(frozen=True)
 class InputItem:
-    """One item as read: its YAML node (for pass-through) and its value (for rendering)."""
+    """One item as read: its value (what gets rendered) and its place among the input items.
 
-    node: yaml.Node
+    Its YAML node is not kept: a pass-through item is written back from a second reading of the
+    input (``NodeSource``), so the items' node trees never sit in memory all at once.
+    """
+
     obj: Any
+    position: int
 
     @property
     def annotations(self) -> dict[str, Any]:
@@ -80,15 +84,106 @@ class InputItem:
             return None
 
 
+class NodeSource:
+    """The YAML nodes of the input items, handed out in input order for writing them back."""
+
+    def __init__(self, nodes: Sequence[yaml.Node] = ()) -> None:
+        self._nodes = list(nodes)
+
+    def nodes(self, positions: Iterable[int]) -> Iterator[yaml.Node]:
+        """The nodes at ``positions`` (ascending), one at a time."""
+        for position in positions:
+            yield self._nodes[position]
+
+
+class _Reread(NodeSource):
+    """Nodes from a second, streaming reading of a ResourceList: each is composed when asked for."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self._text = text
+
+    def nodes(self, positions: Iterable[int]) -> Iterator[yaml.Node]:
+        wanted = iter(positions)
+        target = next(wanted, None)
+        for position, node in _walk_items(self._text, lambda p: p == target, lambda _key, _node: None):
+            if node is None:
+                continue
+            yield node
+            target = next(wanted, None)
+            if target is None:
+                return
+
+
 @dataclass
 class ResourceListInput:
     items: list[InputItem] = field(default_factory=list)
     function_config: Any = None
+    source: NodeSource = field(default_factory=NodeSource)
 
 
-def construct_item(node: yaml.Node, where: str) -> tuple[InputItem | None, list[Result]]:
+def _walk_items(
+    text: str, want: Callable[[int], bool], other: Callable[[str | None, yaml.Node], None]
+) -> Iterator[tuple[int, yaml.Node | None]]:
+    """Stream a ResourceList: ``(position, node)`` per item (``None`` for items not wanted).
+
+    Every other key of the root mapping goes to ``other`` with its value node. Raises
+    ``yaml.YAMLError`` for what a YAML reader refuses and ``_NotAResourceList`` for a document
+    that is no mapping.
+    """
+    loader = Loader(text)
+    composer = EventComposer(loader)
     try:
-        return InputItem(node, construct(node)), []
+        loader.get_event()  # stream start
+        if loader.check_event(yaml.StreamEndEvent):
+            raise _NotAResourceList("expected a ResourceList object on stdin")
+        document = loader.get_event()
+        if not loader.check_event(yaml.MappingStartEvent):
+            raise _NotAResourceList("expected a ResourceList object on stdin")
+        loader.get_event()
+        while not loader.check_event(yaml.MappingEndEvent):
+            key_node = composer.node(2)
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            if key != "items":
+                other(key, composer.node(2))
+                continue
+            if not loader.check_event(yaml.SequenceStartEvent) or loader.peek_event().anchor is not None:
+                value = composer.node(2)
+                other(key, value)
+                if isinstance(value, yaml.SequenceNode):
+                    for position, node in enumerate(value.value):
+                        yield position, node if want(position) else None
+                continue
+            loader.get_event()
+            position = 0
+            while not loader.check_event(yaml.SequenceEndEvent):
+                if want(position):
+                    yield position, composer.node(3)
+                else:
+                    composer.skip()
+                    yield position, None
+                position += 1
+            loader.get_event()
+        loader.get_event()  # root mapping end
+        loader.get_event()  # document end
+        if not loader.check_event(yaml.StreamEndEvent):
+            raise yaml.composer.ComposerError(
+                "expected a single document in the stream", document.start_mark, "but found another document", loader.peek_event().start_mark
+            )
+    finally:
+        loader.dispose()
+
+
+class _NotAResourceList(Exception):
+    pass
+
+
+def construct_item(node: yaml.Node, where: str, position: int = 0, level: int | None = None) -> tuple[InputItem | None, list[Result]]:
+    """An item's value; with ``level`` (its nesting level) the node is checked first (alias budget, depth)."""
+    try:
+        if level is not None:
+            check_document(node, level)
+        return InputItem(construct(node), position), []
     except yaml.YAMLError as err:
         return None, [Result(yaml_message(err), field=where)]
     except RecursionError:
@@ -96,13 +191,68 @@ def construct_item(node: yaml.Node, where: str) -> tuple[InputItem | None, list[
 
 
 def read_resource_list(text: str) -> tuple[ResourceListInput | None, list[Result]]:
-    """Parse a ResourceList; ``None`` when it cannot be read at all."""
-    nodes, results = read_nodes(text, "<stdin>", many=False)
-    if results:
+    """Parse a ResourceList item by item; ``None`` when it cannot be read at all.
+
+    Each item's node is composed, checked (alias budget, nesting), turned into its value and
+    dropped; ``ResourceListInput.source`` reads the nodes again when they are written back.
+    """
+    out = ResourceListInput(source=_Reread(text))
+    results: list[Result] = []
+    root: dict[str | None, yaml.Node] = {}
+
+    def other(key: str | None, node: yaml.Node) -> None:
+        if key in root:
+            raise yaml.constructor.ConstructorError(None, None, f'mapping key "{key}" already defined', node.start_mark)
+        root[key] = node
+
+    try:
+        for position, node in _walk_items(text, lambda _p: True, other):
+            assert node is not None
+            item, problems = construct_item(node, f"items[{position}]", position, level=3)
+            results.extend(problems)
+            if item is not None:
+                out.items.append(item)
+    except _NotAResourceList as err:
+        return None, [Result(str(err))]
+    except RecursionError:
+        return None, [Result("document nesting is too deep", file="<stdin>")]
+    except yaml.YAMLError as err:
+        return _read_json_resource_list(text, err)
+    head = {key: construct(value) for key in ("apiVersion", "kind") if (value := root.get(key)) is not None}
+    if head.get("kind") != RESOURCE_LIST_KIND or head.get("apiVersion") not in ACCEPTED_RESOURCE_LIST_VERSIONS:
+        return None, [
+            Result(
+                f'expected apiVersion "{RESOURCE_LIST_API_VERSION}" and kind "{RESOURCE_LIST_KIND}", '
+                f'got "{head.get("apiVersion", "")}" "{head.get("kind", "")}"',
+                field="kind",
+            )
+        ]
+    items_node = root.get("items")
+    if items_node is not None and not isinstance(items_node, yaml.SequenceNode) and not (
+        isinstance(items_node, yaml.ScalarNode) and items_node.tag.endswith(":null")
+    ):
+        return None, [Result("expected a list", field="items")]
+    config_node = root.get("functionConfig")
+    if config_node is not None:
+        item, problems = construct_item(config_node, "functionConfig", level=2)
+        results.extend(problems)
+        out.function_config = item.obj if item is not None else None
+    if any(r.is_error for r in results):
         return None, results
-    if not nodes or not isinstance(nodes[0], yaml.MappingNode):
-        return None, [Result("expected a ResourceList object on stdin")]
+    return out, results
+
+
+def _read_json_resource_list(text: str, err: yaml.YAMLError) -> tuple[ResourceListInput | None, list[Result]]:
+    """JSON that the YAML reader refused (tabs, ...): nodes built from the parsed values, all kept."""
+    try:
+        nodes = json_nodes(text, many=False)
+    except RecursionError:
+        return None, [Result("document nesting is too deep", file="<stdin>")]
+    if not nodes:
+        return None, [Result(yaml_message(err), file="<stdin>")]
     root = nodes[0]
+    if not isinstance(root, yaml.MappingNode):
+        return None, [Result("expected a ResourceList object on stdin")]
     head = {key: construct(value) for key in ("apiVersion", "kind") if (value := mapping_get(root, key)) is not None}
     if head.get("kind") != RESOURCE_LIST_KIND or head.get("apiVersion") not in ACCEPTED_RESOURCE_LIST_VERSIONS:
         return None, [
@@ -112,45 +262,51 @@ def read_resource_list(text: str) -> tuple[ResourceListInput | None, list[Result
                 field="kind",
             )
         ]
-    out = ResourceListInput()
     items_node = mapping_get(root, "items")
-    if items_node is not None and not (isinstance(items_node, yaml.ScalarNode) and items_node.tag.endswith(":null")):
-        if not isinstance(items_node, yaml.SequenceNode):
-            return None, [Result("expected a list", field="items")]
-        for position, node in enumerate(items_node.value):
-            item, problems = construct_item(node, f"items[{position}]")
-            results.extend(problems)
-            if item is not None:
-                out.items.append(item)
+    item_nodes: list[yaml.Node] = []
+    if isinstance(items_node, yaml.SequenceNode):
+        item_nodes = list(items_node.value)
+    elif items_node is not None and not (isinstance(items_node, yaml.ScalarNode) and items_node.tag.endswith(":null")):
+        return None, [Result("expected a list", field="items")]
+    out = ResourceListInput(source=NodeSource(item_nodes))
+    results: list[Result] = []
+    for position, node in enumerate(item_nodes):
+        item, problems = construct_item(node, f"items[{position}]", position, level=3)
+        results.extend(problems)
+        if item is not None:
+            out.items.append(item)
     config_node = mapping_get(root, "functionConfig")
     if config_node is not None:
-        try:
-            out.function_config = construct(config_node)
-        except yaml.YAMLError as err:
-            results.append(Result(yaml_message(err), field="functionConfig"))
+        out.function_config = construct(config_node)
     if any(r.is_error for r in results):
         return None, results
     return out, results
 
 
-def read_stream(text: str, source: str) -> tuple[list[InputItem] | None, list[Result]]:
-    """Parse a plain multi-document YAML stream (the legacy exec plugin's stdin)."""
+def read_stream(text: str, source: str) -> tuple[tuple[list[InputItem], NodeSource] | None, list[Result]]:
+    """Parse a plain multi-document YAML stream (the legacy exec plugin's stdin); its nodes are kept."""
     nodes, results = read_nodes(text, source, many=True)
     if results:
         return None, results
     items: list[InputItem] = []
-    for position, node in enumerate(nodes):
-        item, problems = construct_item(node, "")
-        results.extend(p.with_source(source, position) for p in problems)
+    kept: list[yaml.Node] = []
+    for index, node in enumerate(nodes):
+        item, problems = construct_item(node, "", len(kept))
+        results.extend(p.with_source(source, index) for p in problems)
         if item is not None and item.obj is not None:
             items.append(item)
+            kept.append(node)
     if any(r.is_error for r in results):
         return None, results
-    return items, results
+    return (items, NodeSource(kept)), results
 
 
 # ---------------------------------------------------------------------------------------------
 # Writing
+
+
+# An output entry: a rendered object, or the position of an input item written back as it came.
+Entry = int | dict[str, Any]
 
 
 class _ItemWriter:
@@ -160,55 +316,56 @@ class _ItemWriter:
     bytes as every other front end writes); pass-through items are serialized from their
     nodes. Each entry is written as a one-item top-level sequence, which is exactly how it reads
     as an item of ``items:`` (PyYAML and libyaml do not indent a sequence under a mapping key).
+    Text goes to the stream as it is made, never held whole.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
         self.fast = fastyaml.Emitter()
         self.reader = Loader("")
 
-    def rendered(self, objects: Sequence[Any]) -> str:
-        text = self.fast.document(list(objects))
+    def rendered(self, obj: Any) -> None:
+        text = self.fast.document([obj])
         if not text.startswith("---\n"):
             raise AssertionError(f"unexpected document start from the emitter: {text[:20]!r}")
-        return text[4:]
+        self.stream.write(text[4:])
 
-    def passthrough(self, nodes: Sequence[yaml.Node]) -> str:
-        return write_sequence_entries(nodes, self.reader)
-
-    def entries(self, items: Sequence[yaml.Node | dict[str, Any]]) -> str:
-        """Runs of rendered objects and of pass-through nodes, each written in one go."""
-        parts: list[str] = []
-        run: list[Any] = []
-        for entry in [*items, None]:
-            if run and (entry is None or isinstance(entry, yaml.Node) != isinstance(run[0], yaml.Node)):
-                parts.append(self.passthrough(run) if isinstance(run[0], yaml.Node) else self.rendered(run))
-                run = []
-            if entry is not None:
-                run.append(entry)
-        return "".join(parts)
+    def entries(self, entries: Sequence[Entry], source: NodeSource) -> None:
+        """Rendered objects and pass-through items, in order."""
+        nodes = source.nodes(entry for entry in entries if isinstance(entry, int))
+        for entry in entries:
+            if isinstance(entry, int):
+                self.stream.write(write_sequence_entries([next(nodes)], self.reader))
+            else:
+                self.rendered(entry)
 
 
-def write_resource_list(items: Sequence[yaml.Node | dict[str, Any]], results: Sequence[Result]) -> str:
+def write_resource_list(entries: Sequence[Entry], results: Sequence[Result], source: NodeSource, stream: TextIO) -> None:
     """One ResourceList document: items as they are, results in the kyaml shape."""
-    writer = _ItemWriter()
-    text = f"apiVersion: {RESOURCE_LIST_API_VERSION}\nkind: {RESOURCE_LIST_KIND}\n"
-    text += f"items:\n{writer.entries(items)}" if items else "items: []\n"
+    writer = _ItemWriter(stream)
+    stream.write(f"apiVersion: {RESOURCE_LIST_API_VERSION}\nkind: {RESOURCE_LIST_KIND}\n")
+    if entries:
+        stream.write("items:\n")
+        writer.entries(entries, source)
+    else:
+        stream.write("items: []\n")
     if results:
-        text += f"results:\n{writer.rendered([r.to_krm() for r in results])}"
-    return text
+        stream.write("results:\n")
+        for result in results:
+            writer.rendered(result.to_krm())
 
 
-def write_stream(items: Sequence[yaml.Node | dict[str, Any]]) -> str:
+def write_stream(entries: Sequence[Entry], source: NodeSource, stream: TextIO) -> None:
     """A plain multi-document YAML stream (the legacy exec plugin's stdout)."""
     fast = fastyaml.Emitter()
     reader = Loader("")
-    parts: list[str] = []
+    nodes = source.nodes(entry for entry in entries if isinstance(entry, int))
     trailer = ""
-    for entry in items:
-        if isinstance(entry, yaml.Node):
-            parts.append(write_document(entry, reader))
+    for entry in entries:
+        if isinstance(entry, int):
+            stream.write(write_document(next(nodes), reader))
             trailer = ""
         else:
-            parts.append(fast.document(entry))
+            stream.write(fast.document(entry))
             trailer = fast.end()
-    return "".join(parts) + trailer
+    stream.write(trailer)

@@ -214,7 +214,7 @@ def allowed_alias_ratio(decode_count: int) -> float:
     return 0.99 - 0.89 * (float(decode_count - _ALIAS_RATIO_RANGE_LOW) / span)
 
 
-def check_document(root: Any) -> None:
+def check_document(root: Any, level: int = 1) -> None:
     """Refuse a composed document that would blow up when its aliases are expanded.
 
     PyYAML shares one node (and one constructed object) between an anchor and its aliases, so
@@ -224,11 +224,12 @@ def check_document(root: Any) -> None:
     where go-yaml's running check would first fail, since both the aliased share and the
     decode count only grow while an alias is expanded. Raises ``yaml.composer.ComposerError``
     (a ``yaml.YAMLError``), so every reader reports it as the invalid YAML it is for kubectl.
-    The walk recurses at most ``MAX_DEPTH`` levels.
+    The walk recurses at most ``MAX_DEPTH`` levels; ``level`` is the nesting level of ``root``
+    (an item of a ResourceList, checked on its own, is at level 3).
     Mirrors: gopkg.in/yaml.v2 decode.go (decoder.unmarshal decode and alias counting,
     decoder.alias "value contains itself", decoder.merge).
     """
-    _DocumentCheck().document(root)
+    _DocumentCheck().define(root, level, merge=False)
 
 
 class _DocumentCheck:
@@ -240,9 +241,6 @@ class _DocumentCheck:
         # id(node) -> (decode operations for the node with its aliases expanded, nesting levels)
         self.done: dict[int, tuple[int, int]] = {}
         self.open: set[int] = set()
-
-    def document(self, root: Any) -> None:
-        self.define(root, 1, merge=False)
 
     def fail(self, problem: str, node: Any) -> None:
         raise yaml.composer.ComposerError(None, None, problem, node.start_mark)

@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 import yaml
 
-from plugin.yamlio.codec import Loader, yaml_message
+from plugin.yamlio.codec import MAX_DEPTH, Loader, yaml_message
 from plugin.yamlio.dumper import Dumper
 from renderer.results import Result
 
@@ -37,7 +37,7 @@ def _compose(text: str, many: bool) -> list[yaml.Node]:
         loader.dispose()
 
 
-def _json_nodes(text: str, many: bool) -> list[yaml.Node] | None:
+def json_nodes(text: str, many: bool) -> list[yaml.Node] | None:
     """JSON that the YAML reader refused (tabs, ...): nodes built from the parsed values."""
     stripped = text.lstrip()
     if not stripped.startswith(("{", "[")):
@@ -68,7 +68,7 @@ def read_nodes(text: str, source: str, many: bool) -> tuple[list[yaml.Node], lis
         return _compose(text, many), []
     except yaml.YAMLError as err:
         try:
-            nodes = _json_nodes(text, many)
+            nodes = json_nodes(text, many)
         except RecursionError:
             return [], [Result("document nesting is too deep", file=source)]
         if nodes is not None:
@@ -76,6 +76,91 @@ def read_nodes(text: str, source: str, many: bool) -> tuple[list[yaml.Node], lis
         return [], [Result(yaml_message(err), file=source)]
     except RecursionError:
         return [], [Result("document nesting is too deep", file=source)]
+
+
+class EventComposer:
+    """YAML nodes composed one at a time from a loader's event stream.
+
+    Why: the C composer builds a whole document before anything can be done with it; for a
+    ResourceList that is every item at once, with two position marks per node (several times
+    the input size). Composing item by item lets a reader keep only what it needs of each.
+    Same rules as PyYAML's composer (tags resolved by the loader, anchors shared, a duplicate
+    anchor an error), nesting bounded by ``MAX_DEPTH`` levels instead of the stack.
+    """
+
+    def __init__(self, loader: Any) -> None:
+        self.loader = loader
+        self.anchors: dict[str, yaml.Node] = {}
+
+    def node(self, level: int) -> yaml.Node:
+        """The next node; ``level`` is its nesting level (the document's root is 1)."""
+        return self._node(self.loader.get_event(), level)
+
+    def _node(self, event: Any, level: int) -> yaml.Node:
+        """The node that starts with ``event`` (already taken from the stream)."""
+        loader = self.loader
+        # the C parser's marks are its own type: typed loosely here
+        start: Any = event.start_mark
+        anchor: Any = event.anchor
+        if isinstance(event, yaml.AliasEvent):
+            found = self.anchors.get(anchor)
+            if found is None:
+                raise yaml.composer.ComposerError(None, None, f"found undefined alias {anchor!r}", start)
+            return found
+        if anchor is not None and anchor in self.anchors:
+            raise yaml.composer.ComposerError(
+                f"found duplicate anchor {anchor!r}; first occurrence", self.anchors[anchor].start_mark,
+                "second occurrence", start,
+            )
+        node: yaml.Node
+        tag = event.tag
+        if isinstance(event, yaml.ScalarEvent):
+            if tag is None or tag == "!":
+                tag = loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+            end: Any = event.end_mark
+            node = yaml.ScalarNode(tag, event.value, start, end, style=event.style)
+            if anchor is not None:
+                self.anchors[anchor] = node
+            return node
+        if level > MAX_DEPTH:
+            raise yaml.composer.ComposerError(None, None, f"document nesting is too deep (more than {MAX_DEPTH} levels)", start)
+        if isinstance(event, yaml.SequenceStartEvent):
+            if tag is None or tag == "!":
+                tag = loader.resolve(yaml.SequenceNode, None, event.implicit)
+            sequence = yaml.SequenceNode(tag, [], start, None, flow_style=event.flow_style)
+            if anchor is not None:
+                self.anchors[anchor] = sequence
+            while not loader.check_event(yaml.SequenceEndEvent):
+                sequence.value.append(self.node(level + 1))
+            sequence.end_mark = loader.get_event().end_mark
+            return sequence
+        if tag is None or tag == "!":
+            tag = loader.resolve(yaml.MappingNode, None, event.implicit)
+        mapping = yaml.MappingNode(tag, [], start, None, flow_style=event.flow_style)
+        if anchor is not None:
+            self.anchors[anchor] = mapping
+        while not loader.check_event(yaml.MappingEndEvent):
+            key = self.node(level + 1)
+            mapping.value.append((key, self.node(level + 1)))
+        mapping.end_mark = loader.get_event().end_mark
+        return mapping
+
+    def skip(self) -> None:
+        """Consume the next node's events without building it; anchored parts are still composed
+        (a later node may name them)."""
+        loader = self.loader
+        depth = 0
+        while True:
+            event = loader.get_event()
+            if not isinstance(event, yaml.AliasEvent) and getattr(event, "anchor", None) is not None:
+                self._node(event, depth + 1)
+            elif isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                depth += 1
+                continue
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                depth -= 1
+            if depth == 0:
+                return
 
 
 def construct(node: yaml.Node) -> Any:
@@ -163,7 +248,7 @@ def passthrough_node(node: yaml.Node, dumper: Any, reader: Any, ancestors: set[i
         return yaml.MappingNode(
             node.tag,
             [(passthrough_node(k, dumper, reader, ancestors), passthrough_node(v, dumper, reader, ancestors)) for k, v in node.value],
-            flow_style=node.flow_style,
+            flow_style=getattr(node, "flow_style", None),
         )
     finally:
         ancestors.discard(id(node))

@@ -293,7 +293,7 @@ def test_a_node_that_contains_itself_cannot_be_written() -> None:
     node = yaml.compose("&a {self: *a}", Loader=yaml.SafeLoader)
     assert node is not None
     with pytest.raises(krm.UnwritableInput, match="contains itself"):
-        krm.write_resource_list([node], [])
+        krm.write_resource_list([0], [], krm.NodeSource([node]), io.StringIO())
 
 
 def test_invalid_utf8_is_an_error_not_a_crash() -> None:
