@@ -64,6 +64,37 @@ def limit_text(size: int) -> str:
     return f"{size // 2**20} MiB"
 
 
+# Object limits (README "Input limits"): one run reads at most MAX_OBJECTS objects (documents,
+# with the items of kinds ending in List counted one by one, or the items of a ResourceList)
+# and writes at most MAX_RENDERED_OBJECTS. Byte limits alone let small documents multiply:
+# 64 MiB of empty documents are millions of objects.
+MAX_OBJECTS = 100_000
+MAX_RENDERED_OBJECTS = 500_000
+
+
+def too_many_objects(limit: int = MAX_OBJECTS, file: str = "") -> Result:
+    """The one-line error for an input past the object limit."""
+    return Result(f"the input holds more than {limit:,} objects, the limit per run; split it into several runs", file=file)
+
+
+def too_many_rendered(limit: int = MAX_RENDERED_OBJECTS) -> Result:
+    """The one-line error for a run that renders past the output object limit."""
+    return Result(f"the input renders more than {limit:,} objects, the limit per run; split it into several runs")
+
+
+class ObjectBudget:
+    """What is left of the object limit of one run, across the files it reads."""
+
+    def __init__(self, limit: int = MAX_OBJECTS) -> None:
+        self.limit = limit
+        self.left = limit
+
+    def take(self, count: int, file: str) -> Result | None:
+        """Count ``count`` more objects of ``file``; the error once the run is past the limit."""
+        self.left -= count
+        return too_many_objects(self.limit, file) if self.left < 0 else None
+
+
 _SPECIAL_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
                   (stat.S_ISSOCK, "a socket"))
 
@@ -246,12 +277,20 @@ def _read_named(path: str, name: str, confine_to: str | None, special_ok: bool) 
     return data, name, problems
 
 
-def load_sources(sources: Iterable[Source]) -> tuple[list[Document], list[Result]]:
-    """Parse every source into documents; a broken file is reported and skipped."""
+def load_sources(sources: Iterable[Source], budget: ObjectBudget | None = None) -> tuple[list[Document], list[Result]]:
+    """Parse every source into documents; a broken file is reported and skipped.
+
+    Past the object limit (``budget``, one per run) the run stops with one error.
+    """
+    budget = budget if budget is not None else ObjectBudget()
     documents: list[Document] = []
     results: list[Result] = []
     for source in sources:
         docs, problems = load_documents(source.text, source.name)
-        documents.extend(docs)
         results.extend(problems)
+        over = budget.take(len(docs), source.name)
+        if over is not None:
+            results.append(over)
+            break
+        documents.extend(docs)
     return documents, results

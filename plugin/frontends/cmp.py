@@ -44,7 +44,7 @@ from dataclasses import dataclass, replace
 from types import FrameType
 from typing import Any, TextIO
 
-from plugin.files import decode, is_within as _is_within, load_sources, read_files, walk_manifests
+from plugin.files import MAX_OBJECTS, MAX_RENDERED_OBJECTS, decode, is_within as _is_within, load_sources, read_files, too_many_objects, too_many_rendered, walk_manifests
 from plugin.frontends.cmp_params import (
     INFO_PROBLEMS,
     INFO_RESOURCES,
@@ -380,6 +380,8 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
         cluster_layers=plan.settings.cluster_layers,
     )
     results.extend(rendered.results)
+    if len(rendered.objects) > MAX_RENDERED_OBJECTS:
+        results.append(too_many_rendered(MAX_RENDERED_OBJECTS))
     if not rendered.objects and not plan.allow_empty and not any(r.is_error for r in results):
         results.append(Result(
             f"no objects to deploy in {tree.display(tree.app)} ({described}); an empty result "
@@ -490,7 +492,10 @@ def kustomize_build(tree: Tree, kustomization: str, env: Mapping[str, str]) -> t
     text, problems = decode(proc.stdout, display)
     if text is None:
         return [], problems
-    return load_documents(text, display)
+    documents, problems = load_documents(text, display)
+    if len(documents) > MAX_OBJECTS:
+        return [], [too_many_objects(MAX_OBJECTS, display)]
+    return documents, problems
 
 
 def collect_documents(tree: Tree, plan: Plan, env: Mapping[str, str]) -> tuple[list[Document], list[Result], str]:

@@ -40,7 +40,7 @@ from typing import Any, TextIO
 import yaml
 
 from plugin import ownership
-from plugin.files import MAX_FILE_BYTES, decode, limit_text
+from plugin.files import MAX_FILE_BYTES, MAX_OBJECTS, MAX_RENDERED_OBJECTS, decode, limit_text, too_many_objects, too_many_rendered
 from plugin.options import configmap_keys
 from plugin.settings import Settings, resolve_settings
 from plugin.frontends.krm_wire import (
@@ -233,18 +233,21 @@ def _object_identity(obj: dict[str, Any]) -> tuple[str, str, str, str]:
     return (str(obj.get("apiVersion", "")), str(obj.get("kind", "")), str(meta.get("namespace", "")), str(meta.get("name", "")))
 
 
-def transform(items: Sequence[InputItem], settings: Settings) -> Transformed:
+def transform(items: list[InputItem], settings: Settings) -> Transformed:
     """Replace each DCD by its rendered objects; pass everything else through.
 
     Rendered objects carry the ownership marker (``plugin.ownership``), so a re-run over a
     package that kept last run's output replaces what a present source renders again, prunes
     what no source renders any more, and refuses to overwrite a hand-written object. On any
     error the items come back unchanged (with every result), never half-rendered.
+
+    Once a source is rendered only its head (apiVersion, kind, metadata) is needed: the list
+    entry is replaced by it, so a large input's specs are released while its output grows.
     """
     out = Transformed()
-    objects = [item.obj for item in items]
-    bundle = StateLayer(BUNDLE_SOURCE, tuple(o for o in objects if isinstance(o, dict)))
+    bundle = StateLayer(BUNDLE_SOURCE, tuple(item.obj for item in items if isinstance(item.obj, dict)))
     cluster, state_results = build_cluster_state([bundle, *settings.cluster_layers], settings.namespace)
+    del bundle
     out.results.extend(state_results)
 
     # Render each source on its own so its objects can be filed beside it; one identity index
@@ -257,6 +260,9 @@ def transform(items: Sequence[InputItem], settings: Settings) -> Transformed:
     for position, item in enumerate(items):
         if not (is_dcd(item.obj) or is_dgd(item.obj)):
             continue
+        if len(emitted) > MAX_RENDERED_OBJECTS:
+            out.results.append(too_many_rendered(MAX_RENDERED_OBJECTS))
+            break
         source = without_bookkeeping(item.obj)
         owner = ownership.source_key(source, settings.namespace)
         rendered = render_bundle(
@@ -268,6 +274,8 @@ def transform(items: Sequence[InputItem], settings: Settings) -> Transformed:
             identities=identities,
         )
         out.results.extend(rendered.results)
+        if not any(obj is source for obj in rendered.objects):
+            items[position] = InputItem({key: item.obj.get(key) for key in ("apiVersion", "kind", "metadata")}, item.position)
         rendered_by_item[position] = []
         for obj in rendered.objects:
             identity = _object_identity(obj)
@@ -578,26 +586,32 @@ def run_resource_list(data: bytes, stdout: TextIO, stderr: TextIO, base_dir: str
     text, results = decode(data, "<stdin>")
     parsed: ResourceListInput | None = None
     if text is not None:
-        parsed, results = read_resource_list(text)
+        # the decoded text is not kept: pass-through items are read again from the bytes
+        parsed, results = read_resource_list(text, lambda: decode(data, "<stdin>")[0] or "")
+        del text
     if parsed is None:
         return _unreadable(data, results, stdout, stderr, "the input could not be read as a ResourceList")
+    if parsed.count > MAX_OBJECTS:
+        results.append(too_many_objects(MAX_OBJECTS, "<stdin>"))
+        return _respond(parsed.items, parsed.source, None, base_dir, results, write_resource_list, stdout, stderr,
+                        "the items are returned unchanged", unchanged_count=parsed.count)
     return _respond(
-        parsed.items, parsed.source, parsed.function_config, base_dir, results, write_resource_list, data, stdout, stderr,
+        parsed.items, parsed.source, parsed.function_config, base_dir, results, write_resource_list, stdout, stderr,
         "the items are returned unchanged",
     )
 
 
 def _respond(
-    items: Sequence[InputItem],
+    items: list[InputItem],
     source: NodeSource,
     function_config: Any,
     base_dir: str,
     results: list[Result],
     write: Callable[[Sequence[Entry], Sequence[Result], NodeSource, TextIO], None],
-    data: bytes,
     stdout: TextIO,
     stderr: TextIO,
     unchanged: str,
+    unchanged_count: int | None = None,
 ) -> int:
     """Resolve the settings, transform, write; items unchanged on any error. Returns the exit code.
 
@@ -607,7 +621,8 @@ def _respond(
     settings, problems = resolve_function_config(function_config, base_dir)
     results.extend(problems)
     if settings is None or any(r.is_error for r in results):
-        outcome = Transformed(items=[item.position for item in items], results=results)
+        positions: list[Entry] = list(range(unchanged_count)) if unchanged_count is not None else [item.position for item in items]
+        outcome = Transformed(items=positions, results=results)
     else:
         outcome = transform(items, settings)
         outcome.results[:0] = results
@@ -653,8 +668,10 @@ def run_legacy_plugin(config_path: str, data: bytes, env: Mapping[str, str], std
     if read is None or any(r.is_error for r in results):
         return _unreadable(data, results, stdout, stderr, "the resources are returned unchanged")
     items, source = read
+    if len(items) > MAX_OBJECTS:
+        results.append(too_many_objects(MAX_OBJECTS, "<stdin>"))
     return _respond(
-        items, source, config, base_dir, results, lambda out, _, nodes, stream: write_stream(out, nodes, stream), data, stdout, stderr,
+        items, source, config, base_dir, results, lambda out, _, nodes, stream: write_stream(out, nodes, stream), stdout, stderr,
         "the resources are returned unchanged",
     )
 

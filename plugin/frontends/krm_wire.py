@@ -19,6 +19,7 @@ from typing import Any, TextIO
 
 import yaml
 
+from plugin.files import MAX_OBJECTS
 from plugin.yamlio import fast as fastyaml
 from plugin.yamlio.codec import Loader, check_document, yaml_message
 from plugin.yamlio.nodes import EventComposer, construct, json_nodes, mapping_get, read_nodes, write_document, write_sequence_entries
@@ -99,14 +100,16 @@ class NodeSource:
 class _Reread(NodeSource):
     """Nodes from a second, streaming reading of a ResourceList: each is composed when asked for."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: Callable[[], str]) -> None:
         super().__init__()
         self._text = text
 
     def nodes(self, positions: Iterable[int]) -> Iterator[yaml.Node]:
         wanted = iter(positions)
         target = next(wanted, None)
-        for position, node in _walk_items(self._text, lambda p: p == target, lambda _key, _node: None):
+        if target is None:
+            return
+        for position, node in _walk_items(self._text(), lambda p: p == target, lambda _key, _node: None):
             if node is None:
                 continue
             yield node
@@ -117,9 +120,12 @@ class _Reread(NodeSource):
 
 @dataclass
 class ResourceListInput:
+    """What was read: the items' values (at most ``MAX_OBJECTS``), their number, the functionConfig."""
+
     items: list[InputItem] = field(default_factory=list)
     function_config: Any = None
     source: NodeSource = field(default_factory=NodeSource)
+    count: int = 0
 
 
 def _walk_items(
@@ -190,13 +196,14 @@ def construct_item(node: yaml.Node, where: str, position: int = 0, level: int | 
         return None, [Result("document nesting is too deep", field=where)]
 
 
-def read_resource_list(text: str) -> tuple[ResourceListInput | None, list[Result]]:
+def read_resource_list(text: str, again: Callable[[], str] | None = None) -> tuple[ResourceListInput | None, list[Result]]:
     """Parse a ResourceList item by item; ``None`` when it cannot be read at all.
 
     Each item's node is composed, checked (alias budget, nesting), turned into its value and
-    dropped; ``ResourceListInput.source`` reads the nodes again when they are written back.
+    dropped; ``ResourceListInput.source`` reads the nodes again when they are written back,
+    from ``again()`` (the same text; by default the text is kept).
     """
-    out = ResourceListInput(source=_Reread(text))
+    out = ResourceListInput(source=_Reread(again if again is not None else lambda: text))
     results: list[Result] = []
     root: dict[str | None, yaml.Node] = {}
 
@@ -206,8 +213,11 @@ def read_resource_list(text: str) -> tuple[ResourceListInput | None, list[Result
         root[key] = node
 
     try:
-        for position, node in _walk_items(text, lambda _p: True, other):
-            assert node is not None
+        # Past the object limit items are only counted (and written back unchanged with the error).
+        for position, node in _walk_items(text, lambda p: p < MAX_OBJECTS, other):
+            out.count = position + 1
+            if node is None:
+                continue
             item, problems = construct_item(node, f"items[{position}]", position, level=3)
             results.extend(problems)
             if item is not None:
@@ -268,9 +278,9 @@ def _read_json_resource_list(text: str, err: yaml.YAMLError) -> tuple[ResourceLi
         item_nodes = list(items_node.value)
     elif items_node is not None and not (isinstance(items_node, yaml.ScalarNode) and items_node.tag.endswith(":null")):
         return None, [Result("expected a list", field="items")]
-    out = ResourceListInput(source=NodeSource(item_nodes))
+    out = ResourceListInput(source=NodeSource(item_nodes), count=len(item_nodes))
     results: list[Result] = []
-    for position, node in enumerate(item_nodes):
+    for position, node in enumerate(item_nodes[:MAX_OBJECTS]):
         item, problems = construct_item(node, f"items[{position}]", position, level=3)
         results.extend(problems)
         if item is not None:
@@ -330,14 +340,25 @@ class _ItemWriter:
             raise AssertionError(f"unexpected document start from the emitter: {text[:20]!r}")
         self.stream.write(text[4:])
 
+    # pass-through items written by one dumper at a time (a dumper per item costs more than the item)
+    BATCH = 256
+
     def entries(self, entries: Sequence[Entry], source: NodeSource) -> None:
         """Rendered objects and pass-through items, in order."""
         nodes = source.nodes(entry for entry in entries if isinstance(entry, int))
+        batch: list[yaml.Node] = []
         for entry in entries:
             if isinstance(entry, int):
-                self.stream.write(write_sequence_entries([next(nodes)], self.reader))
-            else:
+                batch.append(next(nodes))
+                if len(batch) < self.BATCH:
+                    continue
+            if batch:
+                self.stream.write(write_sequence_entries(batch, self.reader))
+                batch = []
+            if not isinstance(entry, int):
                 self.rendered(entry)
+        if batch:
+            self.stream.write(write_sequence_entries(batch, self.reader))
 
 
 def write_resource_list(entries: Sequence[Entry], results: Sequence[Result], source: NodeSource, stream: TextIO) -> None:

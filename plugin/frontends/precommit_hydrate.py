@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from plugin.files import Source, manifest_files, read_bytes, read_sources
+from plugin.files import MAX_RENDERED_OBJECTS, ObjectBudget, Source, too_many_rendered, manifest_files, read_bytes, read_sources
 from plugin.options import CommonOptions
 from plugin.settings import Settings, settings_from_args
 from plugin.yamlio.lines import report
@@ -124,6 +124,7 @@ def hydrate(source_root: str, sources: Sequence[Source], settings: Settings) -> 
     results: list[Result] = []
     texts = {source.name: source.text for source in sources}
     per_file: list[tuple[Source, list[Item]]] = []
+    budget = ObjectBudget()
     for source in sources:
         problem = file_name_problem(source.name)
         if problem is not None:
@@ -131,6 +132,10 @@ def hydrate(source_root: str, sources: Sequence[Source], settings: Settings) -> 
             continue
         documents, problems = load_documents(source.text, source.name)
         results.extend(problems)
+        over = budget.take(len(documents), source.name)
+        if over is not None:
+            results.append(over)
+            break
         items = [Item(d.obj, d.file, d.index) for d in documents if not _is_settings_document(d.obj)]
         per_file.append((source, items))
     if any(r.is_error for r in results):
@@ -148,6 +153,9 @@ def hydrate(source_root: str, sources: Sequence[Source], settings: Settings) -> 
     # One identity index for the tree: two files rendering one object is a clash naming both.
     identities = Identities(settings.namespace)
     for source, items in per_file:
+        if len(seen) > MAX_RENDERED_OBJECTS:
+            results.append(too_many_rendered(MAX_RENDERED_OBJECTS))
+            break
         rendered = render_bundle(
             items,
             settings.config,

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TextIO
 
-from plugin.files import Source, read_sources
+from plugin.files import ObjectBudget, Source, read_sources
 from plugin.yamlio.codec import load_documents
 from plugin.options import CommonOptions
 from plugin.yamlio.lines import report
@@ -58,7 +58,9 @@ def strict_pod_template(result: Result) -> Result:
     return result
 
 
-def validate_source(source: Source, settings: Settings, identities: Identities | None = None) -> list[Result]:
+def validate_source(
+    source: Source, settings: Settings, identities: Identities | None = None, budget: ObjectBudget | None = None
+) -> list[Result]:
     """Every problem in one file: YAML, admission rules and rendering.
 
     ``identities``, shared by the files of one run, makes two files rendering one object an
@@ -69,6 +71,9 @@ def validate_source(source: Source, settings: Settings, identities: Identities |
     if not mentions_dynamo_kind(source.text):
         return []
     documents, results = load_documents(source.text, source.name)
+    over = budget.take(len(documents), source.name) if budget is not None else None
+    if over is not None:
+        return [*results, over]
     items = [Item(doc.obj, doc.file, doc.index) for doc in documents]
     rendered = render_bundle(
         items, settings.config, settings.namespace, cluster_layers=settings.cluster_layers, identities=identities
@@ -81,12 +86,15 @@ def validate_source(source: Source, settings: Settings, identities: Identities |
     return results
 
 
-def claim_objects(source: Source, identities: Identities) -> list[Result]:
+def claim_objects(source: Source, identities: Identities, budget: ObjectBudget | None = None) -> list[Result]:
     """Claim the identities of a file without Dynamo resources; a clash is an error naming both files."""
     from renderer.clashes import Origin
     from renderer.results import ResourceRef
 
     documents, results = load_documents(source.text, source.name)
+    over = budget.take(len(documents), source.name) if budget is not None else None
+    if over is not None:
+        return [*results, over]
     for doc in documents:
         _, clash = identities.claim(doc.obj, Origin(ResourceRef.of(doc.obj), doc.file, doc.index), rendered=False)
         if clash is not None:
@@ -108,15 +116,17 @@ def run(filenames: Sequence[str], args: CommonOptions, stdout: TextIO) -> int:
         settings, problems = settings_from_args(args)
         results.extend(problems)
         identities = Identities(settings.namespace) if settings is not None else None
+        budget = ObjectBudget()
         for source in sources:
-            if settings is None or identities is None:
+            if settings is None or identities is None or budget.left < 0:
                 break
             if source in candidates:
-                found = validate_source(source, settings, identities)
+                found = validate_source(source, settings, identities, budget)
             else:
                 # Other files only claim their objects: one named like a rendered object is a clash.
-                found = claim_objects(source, identities)
-            if any(r.severity is not Severity.INFO or args.verbose for r in found):
+                found = claim_objects(source, identities, budget)
+            # (past the object limit the one error names the file, no line: no need to compose it again)
+            if budget.left >= 0 and any(r.severity is not Severity.INFO or args.verbose for r in found):
                 texts[source.name] = source.text
             results.extend(found)
     report(results, texts, stdout, args.verbose)

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import IO, TextIO
 
-from plugin.files import load_sources, read_sources
+from plugin.files import MAX_RENDERED_OBJECTS, load_sources, read_sources, too_many_rendered
 from plugin.options import CommonOptions
 from plugin.settings import settings_from_args
 from plugin.state_sources import LIVE_SOURCE, LiveCluster, namespaces_of
@@ -92,14 +92,21 @@ def run(
     )
     del documents
     with OutputBuffer() as buffer, frozen_heap():
+        count = 0
         if output == "json":
-            for obj in stream:
+            for count, obj in enumerate(stream, 1):
+                if count > MAX_RENDERED_OBJECTS:
+                    break
                 buffer.write(json_line(obj))
         else:
             emitter = Emitter()
-            for obj in stream:
+            for count, obj in enumerate(stream, 1):
+                if count > MAX_RENDERED_OBJECTS:
+                    break
                 buffer.write(emitter.document(obj))
             buffer.write(emitter.end())
+        if count > MAX_RENDERED_OBJECTS:
+            results.append(too_many_rendered(MAX_RENDERED_OBJECTS))
         results.extend(rendered_results)
         if settings.settings.strict:
             results = strict(results)

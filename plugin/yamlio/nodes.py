@@ -88,9 +88,13 @@ class EventComposer:
     anchor an error), nesting bounded by ``MAX_DEPTH`` levels instead of the stack.
     """
 
+    # distinct plain scalars whose resolved tag is remembered (keys and common values repeat)
+    CACHE_LIMIT = 1 << 14
+
     def __init__(self, loader: Any) -> None:
         self.loader = loader
         self.anchors: dict[str, yaml.Node] = {}
+        self._tags: dict[tuple[str, Any], str] = {}
 
     def node(self, level: int) -> yaml.Node:
         """The next node; ``level`` is its nesting level (the document's root is 1)."""
@@ -116,7 +120,12 @@ class EventComposer:
         tag = event.tag
         if isinstance(event, yaml.ScalarEvent):
             if tag is None or tag == "!":
-                tag = loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+                cache_key = (event.value, event.implicit)
+                tag = self._tags.get(cache_key)
+                if tag is None:
+                    tag = loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+                    if len(self._tags) < self.CACHE_LIMIT:
+                        self._tags[cache_key] = tag
             end: Any = event.end_mark
             node = yaml.ScalarNode(tag, event.value, start, end, style=event.style)
             if anchor is not None:

@@ -1,0 +1,120 @@
+"""The object limits (README "Input limits"): one clear error per run, in every front end.
+
+Byte limits alone let small documents multiply (64 MiB of ``{}`` are millions of objects), so
+one run reads at most ``MAX_OBJECTS`` objects and writes at most ``MAX_RENDERED_OBJECTS``. Past
+either, the run stops with one line naming the limit: exit 1, nothing on stdout (render, CMP),
+and the KRM function returns its ResourceList with every item unchanged and the error result.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from plugin import files
+from plugin.frontends import cmp, krm, precommit_hydrate, precommit_validate
+from plugin.frontends import render as render_frontend
+from plugin.options import CommonOptions
+
+IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0"
+LIMIT_LINE = f"the input holds more than {files.MAX_OBJECTS:,} objects, the limit per run"
+
+
+def dcd(name: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "nvidia.com/v1beta1",
+        "kind": "DynamoComponentDeployment",
+        "metadata": {"name": name, "namespace": "llm"},
+        "spec": {"type": "frontend", "podTemplate": {"spec": {"containers": [{"name": "main", "image": IMAGE}]}}},
+    }
+
+
+def configmaps(count: int) -> str:
+    """``count`` small objects, one document each."""
+    return "".join(f"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}}}\n" for i in range(count))
+
+
+@pytest.fixture(scope="module")
+def too_many(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder: one DCD beside one object more than the limit allows (in two files)."""
+    folder = tmp_path_factory.mktemp("too-many")
+    (folder / "a-dcd.yaml").write_text(json.dumps(dcd("front")))
+    (folder / "b-objects.yaml").write_text(configmaps(files.MAX_OBJECTS))
+    return folder
+
+
+def test_the_limits_are_the_documented_ones() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert f"{files.MAX_OBJECTS:,} objects" in readme
+    assert f"{files.MAX_RENDERED_OBJECTS:,}" in readme
+
+
+def test_render(too_many: Path) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    code = render_frontend.run(
+        paths=[str(too_many)], operator_config=None, config=None, namespace=None, keep_sources=False, lws=None,
+        output="yaml", verbose=False, stdout=out, stderr=err,
+    )
+    assert code == 1 and out.getvalue() == ""
+    assert LIMIT_LINE in err.getvalue() and "b-objects.yaml" in err.getvalue()
+    assert "Traceback" not in err.getvalue()
+
+
+def test_cmp_generate(too_many: Path) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    assert cmp.generate(str(too_many), {}, out, err) == 1
+    assert out.getvalue() == ""
+    assert LIMIT_LINE in err.getvalue()
+
+
+def test_validate(too_many: Path) -> None:
+    out = io.StringIO()
+    code = precommit_validate.run([str(too_many / "a-dcd.yaml"), str(too_many / "b-objects.yaml")], CommonOptions(), out)
+    assert code == 1
+    assert LIMIT_LINE in out.getvalue()
+
+
+def test_hydrate_check(too_many: Path, tmp_path: Path) -> None:
+    out = io.StringIO()
+    code = precommit_hydrate.run(str(too_many), str(tmp_path / "out"), True, False, False, CommonOptions(), out)
+    assert code == 1
+    assert LIMIT_LINE in out.getvalue()
+    assert not (tmp_path / "out").exists()
+
+
+def test_krm_returns_every_item_unchanged_with_the_error() -> None:
+    count = files.MAX_OBJECTS + 1
+    text = (
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+        + "- " + json.dumps(dcd("front")) + "\n"
+        + "".join(f"- {{apiVersion: v1, kind: ConfigMap, metadata: {{name: c{i}}}}}\n" for i in range(count - 1))
+    )
+    out, err = io.StringIO(), io.StringIO()
+    assert krm.run_resource_list(text.encode(), out, err) == 1
+    returned = yaml.load(out.getvalue(), Loader=yaml.CSafeLoader)
+    assert returned["kind"] == "ResourceList"
+    assert len(returned["items"]) == count
+    assert returned["items"][0]["kind"] == "DynamoComponentDeployment"
+    assert returned["items"][-1]["metadata"]["name"] == f"c{count - 2}"
+    assert [r["message"] for r in returned["results"] if r["severity"] == "error"] == [
+        f"{LIMIT_LINE}; split it into several runs"
+    ]
+    assert LIMIT_LINE in err.getvalue()
+
+
+def test_krm_stops_at_the_rendered_object_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The real limit needs hundreds of thousands of objects; the check is the same at any size.
+    monkeypatch.setattr(krm, "MAX_RENDERED_OBJECTS", 3)
+    monkeypatch.setattr(krm, "too_many_rendered", lambda limit: files.too_many_rendered(limit))
+    items = [dcd("one"), dcd("two")]
+    text = json.dumps({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items})
+    out, err = io.StringIO(), io.StringIO()
+    assert krm.run_resource_list(text.encode(), out, err) == 1
+    returned = yaml.safe_load(out.getvalue())
+    assert [i["metadata"]["name"] for i in returned["items"]] == ["one", "two"]
+    assert "the input renders more than 3 objects, the limit per run" in err.getvalue()
