@@ -133,6 +133,18 @@ OPTIONS: tuple[Option, ...] = (
         configmap_key="checkpoint",
     ),
     Option(
+        "grove",
+        setting=("gates", "grove"),
+        kind="gate",
+        parameter="grove-gate",
+        title="Grove gate",
+        tooltip="auto: the operator configuration's orchestrators.grove.enabled (unset: on when the cluster serves "
+        "grove.io, KUBE_API_VERSIONS); without an operator configuration the Helm chart's default, off; "
+        "true or false to force it",
+        default="auto",
+        configmap_key="grove",
+    ),
+    Option(
         "strict",
         setting=("strict",),
         kind="bool",

@@ -299,6 +299,9 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
     results.extend(_relabel(p, tree, inline_source) for p in problems)
     if settings is None:
         return None, results
+    grove_note = _grove_off_note(settings, api_versions)
+    if grove_note is not None:
+        results.append(grove_note)
 
     namespace_value = options.get("namespace")
     namespace = (
@@ -512,6 +515,28 @@ def collect_documents(tree: Tree, plan: Plan, env: Mapping[str, str]) -> tuple[l
     documents, problems = drop_non_manifests(documents)
     results.extend(problems)
     return documents, results, f"found {len(files)} manifest files"
+
+
+def _grove_off_note(settings: Settings, api_versions: list[str] | None) -> Result | None:
+    """Why Grove stays off although the destination serves grove.io (no operator config given).
+
+    The operator's Helm chart writes ``orchestrators.grove.enabled: false`` unless it is
+    installed with ``global.grove.enabled`` (or ``install``); only an unset value lets the
+    operator detect grove.io itself. Without the operator's configuration the plugin assumes
+    the chart's defaults, so the cluster's APIs alone do not switch Grove on.
+    Mirrors: internal/features/gates.go New (Grove: the configured value, else detection).
+    """
+    config = settings.config
+    if config.grove_enabled or config.operator_config_source != "helm-defaults" or settings.settings.gates.grove is not None:
+        return None
+    if not api_versions or not any(v.split("/", 1)[0] == "grove.io" for v in api_versions):
+        return None
+    return Result(
+        "the destination cluster serves grove.io, but without an operator configuration the operator Helm chart's "
+        "default keeps Grove off (global.grove.enabled: false), so graphs take the component pathway; set the "
+        "grove-gate parameter to true, or give the operator configuration, if your operator runs with Grove",
+        severity=Severity.INFO,
+    )
 
 
 def _is_kubernetes_object(obj: Any) -> bool:
