@@ -491,7 +491,7 @@ def test_configmap_keys_set_the_settings() -> None:
 @pytest.mark.parametrize(
     ("data", "field", "message"),
     [
-        ({"bogus": "1"}, "data.bogus", 'unknown key "bogus" (valid: namespace, operatorConfigPath, keepSources, companions, lws, checkpoint, strict, apiVersions)'),
+        ({"bogus": "1"}, "data.bogus", 'unknown key "bogus" (valid: namespace, operatorConfigPath, keepSources, companions, lws, checkpoint, grove, strict, apiVersions)'),
         ({"keepSources": "yes"}, "data.keepSources", 'expected true or false, got "yes"'),
     ],
     ids=["unknown-key", "bad-bool"],
