@@ -21,18 +21,9 @@ import pytest
 import yaml
 
 from plugin.frontends import cmp, krm
+from tests.builders import dcd
 
 ROOT = Path(__file__).resolve().parents[2]
-IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0"
-
-
-def dcd(name: str) -> dict[str, Any]:
-    return {
-        "apiVersion": "nvidia.com/v1beta1",
-        "kind": "DynamoComponentDeployment",
-        "metadata": {"name": name, "namespace": "llm"},
-        "spec": {"type": "frontend", "podTemplate": {"spec": {"containers": [{"name": "main", "image": IMAGE}]}}},
-    }
 
 
 def cli(*args: str, stdin: Any = subprocess.DEVNULL, stdout: Any = subprocess.PIPE, shell_suffix: str = "") -> subprocess.CompletedProcess[bytes]:
@@ -54,7 +45,7 @@ def _one_line_failure(proc: subprocess.CompletedProcess[bytes]) -> None:
 @pytest.fixture()
 def many(tmp_path: Path) -> Path:
     path = tmp_path / "many.yaml"
-    path.write_text("\n".join(json.dumps(dcd(f"front-{i}")) for i in range(200)))
+    path.write_text("\n".join(json.dumps(dcd(f"front-{i}", type="frontend")) for i in range(200)))
     return path
 
 
@@ -95,7 +86,7 @@ def test_render_dev_zero_stops_at_the_input_limit() -> None:
 
 
 def test_a_fifo_in_a_folder_does_not_block(tmp_path: Path) -> None:
-    (tmp_path / "a.yaml").write_text(json.dumps(dcd("front")))
+    (tmp_path / "a.yaml").write_text(json.dumps(dcd("front", type="frontend")))
     os.mkfifo(tmp_path / "pipe.yaml")
     proc = cli("render", str(tmp_path))
     _one_line_failure(proc)
@@ -104,7 +95,7 @@ def test_a_fifo_in_a_folder_does_not_block(tmp_path: Path) -> None:
 
 def test_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
     with open(os.fsencode(str(tmp_path)) + b"/caf\xe9.yaml", "w") as handle:
-        handle.write(json.dumps(dcd("front")))
+        handle.write(json.dumps(dcd("front", type="frontend")))
     proc = cli("render", str(tmp_path))
     assert proc.returncode in (0, 1) and b"Traceback" not in proc.stderr
 
@@ -112,7 +103,7 @@ def test_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
 def test_a_nul_byte_in_a_cmp_path_parameter(tmp_path: Path) -> None:
     app = tmp_path / "app"
     app.mkdir()
-    (app / "a.yaml").write_text(json.dumps(dcd("front")))
+    (app / "a.yaml").write_text(json.dumps(dcd("front", type="frontend")))
     for name in ("config", "operator-config-path"):
         env = {"ARGOCD_APP_PARAMETERS": json.dumps([{"name": name, "string": "a\u0000b.yaml"}])}
         out, err = io.StringIO(), io.StringIO()
@@ -127,7 +118,7 @@ def test_a_nul_byte_in_a_krm_path_setting() -> None:
         "metadata": {"name": "c"},
         "spec": {"operatorConfigPath": "a\u0000b.yaml"},
     }
-    data = json.dumps({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [dcd("front")], "functionConfig": config})
+    data = json.dumps({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [dcd("front", type="frontend")], "functionConfig": config})
     out, err = io.StringIO(), io.StringIO()
     assert krm.run_resource_list(data.encode(), out, err) == 1
     assert yaml.safe_load(out.getvalue())["kind"] == "ResourceList"

@@ -19,18 +19,9 @@ import yaml
 from plugin.frontends import cmp, krm, precommit_validate
 from plugin.frontends import render as render_frontend
 from plugin.options import CommonOptions
+from tests.builders import dcd
 
-IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0"
 BIG = "1" * 4301
-
-
-def dcd(name: str, **spec: Any) -> dict[str, Any]:
-    return {
-        "apiVersion": "nvidia.com/v1beta1",
-        "kind": "DynamoComponentDeployment",
-        "metadata": {"name": name, "namespace": "llm"},
-        "spec": {"type": "frontend", "podTemplate": {"spec": {"containers": [{"name": "main", "image": IMAGE}]}}, **spec},
-    }
 
 
 def run_render(text: str, tmp_path: Path, name: str = "input.yaml") -> tuple[int, str, str]:
@@ -77,7 +68,7 @@ BIG_INT_CONFIGMAP = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  n
 
 @pytest.mark.parametrize("runner", [run_render, run_cmp, run_validate])
 def test_a_4301_digit_integer_is_a_string_as_go_yaml_reads_it(runner: Any, tmp_path: Path) -> None:
-    text = BIG_INT_CONFIGMAP + "---\n" + json.dumps(dcd("front"))
+    text = BIG_INT_CONFIGMAP + "---\n" + json.dumps(dcd("front", type="frontend"))
     code, stdout, stderr = runner(text, tmp_path)
     assert code == 0, stderr
     if stdout:
@@ -92,7 +83,7 @@ def test_a_4301_digit_integer_through_the_krm_function() -> None:
 
 
 def test_a_4301_digit_replicas_is_an_error(tmp_path: Path) -> None:
-    text = json.dumps(dcd("front")).replace('"type"', f'"replicas": "{BIG}", "type"')
+    text = json.dumps(dcd("front", type="frontend")).replace('"type"', f'"replicas": "{BIG}", "type"')
     code, stdout, stderr = run_render(text.replace(f'"{BIG}"', BIG), tmp_path)
     assert code == 1 and stdout == "" and "Traceback" not in stderr
 
@@ -100,7 +91,7 @@ def test_a_4301_digit_replicas_is_an_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize("runner", [run_render, run_cmp, run_validate])
 def test_json_nan_is_refused(runner: Any, tmp_path: Path) -> None:
     text = '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"x": NaN}}\n' + json.dumps(
-        {**dcd("front")}
+        {**dcd("front", type="frontend")}
     )
     code, stdout, stderr = runner(text, tmp_path, "input.json")
     assert code == 1, stderr
@@ -126,7 +117,7 @@ def test_a_deeply_nested_dockerconfigjson(runner: Any, tmp_path: Path) -> None:
         "type": "kubernetes.io/dockerconfigjson",
         "stringData": {".dockerconfigjson": payload},
     }
-    code, stdout, stderr = runner(json.dumps(secret) + "\n" + json.dumps(dcd("front")), tmp_path)
+    code, stdout, stderr = runner(json.dumps(secret) + "\n" + json.dumps(dcd("front", type="frontend")), tmp_path)
     assert code in (0, 1) and "Traceback" not in stderr
 
 
@@ -134,7 +125,7 @@ def test_a_deeply_nested_dockerconfigjson(runner: Any, tmp_path: Path) -> None:
 def test_argocd_app_parameters_are_bounded(tmp_path: Path, how: str) -> None:
     app = tmp_path / "app"
     app.mkdir()
-    (app / "a.yaml").write_text(json.dumps(dcd("front")))
+    (app / "a.yaml").write_text(json.dumps(dcd("front", type="frontend")))
     raw = "[" * 100_000 + "]" * 100_000 if how == "deep" else json.dumps([{"name": "namespace", "string": "x" * 20_000_000}])
     out, err = io.StringIO(), io.StringIO()
     start = time.monotonic()
@@ -149,7 +140,7 @@ def _nest(root: Path, depth: int) -> Path:
     for _ in range(depth):  # one level at a time: makedirs recurses
         folder = folder / "d"
         folder.mkdir()
-    (folder / "a.yaml").write_text(json.dumps(dcd("front")))
+    (folder / "a.yaml").write_text(json.dumps(dcd("front", type="frontend")))
     return root
 
 

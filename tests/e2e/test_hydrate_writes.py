@@ -25,20 +25,9 @@ import pytest
 
 from plugin.frontends import precommit_hydrate
 from plugin.options import CommonOptions
+from tests.builders import dcd
 
 CANARY = "CANARY-hydrate-6d1f"
-
-
-def dcd(name: str) -> dict[str, Any]:
-    return {
-        "apiVersion": "nvidia.com/v1beta1",
-        "kind": "DynamoComponentDeployment",
-        "metadata": {"name": name, "namespace": "llm"},
-        "spec": {
-            "type": "frontend",
-            "podTemplate": {"spec": {"containers": [{"name": "main", "image": "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0"}]}},
-        },
-    }
 
 
 def _write(path: Path, *docs: Any) -> None:
@@ -55,7 +44,7 @@ def hydrate(*argv: str) -> tuple[int, str]:
 
 def test_a_symlinked_output_folder_never_overwrites_the_sources(tmp_path: Path) -> None:
     src, out = tmp_path / "src", tmp_path / "out"
-    _write(src / "sub" / "a.yaml", dcd("alpha"))
+    _write(src / "sub" / "a.yaml", dcd("alpha", type="frontend"))
     before = (src / "sub" / "a.yaml").read_text()
     out.mkdir()
     (out / "sub").symlink_to(src / "sub")
@@ -67,7 +56,7 @@ def test_a_symlinked_output_folder_never_overwrites_the_sources(tmp_path: Path) 
 
 def test_a_symlinked_output_file_never_writes_outside(tmp_path: Path) -> None:
     src, out = tmp_path / "src", tmp_path / "out"
-    _write(src / "a.yaml", dcd("alpha"))
+    _write(src / "a.yaml", dcd("alpha", type="frontend"))
     outside = tmp_path / "outside.txt"
     outside.write_text("precious\n")
     out.mkdir()
@@ -92,10 +81,10 @@ def test_a_hand_written_file_at_an_output_path_is_never_replaced(tmp_path: Path)
 def test_a_failed_write_leaves_the_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A crash between writing and renaming keeps the committed file whole (and no temporary file)."""
     src, out = tmp_path / "src", tmp_path / "out"
-    _write(src / "a.yaml", dcd("alpha"))
+    _write(src / "a.yaml", dcd("alpha", type="frontend"))
     assert hydrate(str(src), str(out), "--fix")[0] == 1
     old = (out / "a.yaml").read_text()
-    _write(src / "a.yaml", dcd("alpha"), dcd("beta"))
+    _write(src / "a.yaml", dcd("alpha", type="frontend"), dcd("beta", type="frontend"))
 
     def crash(*args: Any, **kwargs: Any) -> None:
         raise OSError(28, "No space left on device")
@@ -111,8 +100,8 @@ def test_a_failed_write_leaves_the_old_file(tmp_path: Path, monkeypatch: pytest.
 
 def test_two_runs_sharing_an_output_keep_each_others_files(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    _write(tmp_path / "one" / "a.yaml", dcd("alpha"))
-    _write(tmp_path / "two" / "b.yaml", dcd("beta"))
+    _write(tmp_path / "one" / "a.yaml", dcd("alpha", type="frontend"))
+    _write(tmp_path / "two" / "b.yaml", dcd("beta", type="frontend"))
     assert hydrate(str(tmp_path / "one"), str(out), "--fix")[0] == 1
     first = (out / "a.yaml").read_text()
     assert hydrate(str(tmp_path / "two"), str(out), "--fix")[0] == 1
@@ -124,8 +113,8 @@ def test_two_runs_sharing_an_output_keep_each_others_files(tmp_path: Path) -> No
 
 def test_two_runs_never_overwrite_each_others_file(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    _write(tmp_path / "one" / "a.yaml", dcd("alpha"))
-    _write(tmp_path / "two" / "a.yaml", dcd("beta"))
+    _write(tmp_path / "one" / "a.yaml", dcd("alpha", type="frontend"))
+    _write(tmp_path / "two" / "a.yaml", dcd("beta", type="frontend"))
     assert hydrate(str(tmp_path / "one"), str(out), "--fix")[0] == 1
     first = (out / "a.yaml").read_text()
     code, text = hydrate(str(tmp_path / "two"), str(out), "--fix")
@@ -137,9 +126,9 @@ def test_two_runs_never_overwrite_each_others_file(tmp_path: Path) -> None:
 def test_secret_data_never_reaches_a_diff(tmp_path: Path, key: str) -> None:
     src, out = tmp_path / "src", tmp_path / "out"
     secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": "llm"}, "type": "Opaque"}
-    _write(src / "a.yaml", dcd("alpha"), {**secret, "stringData": {key: CANARY}})
+    _write(src / "a.yaml", dcd("alpha", type="frontend"), {**secret, "stringData": {key: CANARY}})
     assert hydrate(str(src), str(out), "--fix")[0] == 1
-    _write(src / "a.yaml", dcd("alpha"), {**secret, "stringData": {key: CANARY + "-changed"}, "data": {key: "Q0FOQVJZ"}})
+    _write(src / "a.yaml", dcd("alpha", type="frontend"), {**secret, "stringData": {key: CANARY + "-changed"}, "data": {key: "Q0FOQVJZ"}})
     code, text = hydrate(str(src), str(out))
     assert code == 1
     assert CANARY not in text and "Q0FOQVJZ" not in text
@@ -147,7 +136,7 @@ def test_secret_data_never_reaches_a_diff(tmp_path: Path, key: str) -> None:
 
 def test_a_line_break_in_a_source_file_name_cannot_inject_objects(tmp_path: Path) -> None:
     src, out = tmp_path / "src", tmp_path / "out"
-    _write(src / "a.yaml\nkind: Secret\n---\napiVersion: v1.yaml", dcd("alpha"))
+    _write(src / "a.yaml\nkind: Secret\n---\napiVersion: v1.yaml", dcd("alpha", type="frontend"))
     code, text = hydrate(str(src), str(out), "--fix")
     assert code == 1
     for path in out.rglob("*") if out.exists() else []:
@@ -162,7 +151,7 @@ def test_a_file_name_that_is_not_utf8_leaves_no_empty_file(tmp_path: Path) -> No
     src.mkdir()
     name = os.fsencode(str(src)) + b"/caf\xe9.yaml"
     with open(name, "w") as handle:
-        handle.write(json.dumps(dcd("alpha")))
+        handle.write(json.dumps(dcd("alpha", type="frontend")))
     code, text = hydrate(str(src), str(out), "--fix")
     assert code == 1 and "Traceback" not in text
     assert not out.exists() or all(p.stat().st_size > 0 for p in out.rglob("*") if p.is_file())
@@ -170,7 +159,7 @@ def test_a_file_name_that_is_not_utf8_leaves_no_empty_file(tmp_path: Path) -> No
 
 def test_a_folder_at_an_output_path_is_an_error(tmp_path: Path) -> None:
     src, out = tmp_path / "src", tmp_path / "out"
-    _write(src / "a.yaml", dcd("alpha"))
+    _write(src / "a.yaml", dcd("alpha", type="frontend"))
     (out / "a.yaml").mkdir(parents=True)
     code, text = hydrate(str(src), str(out), "--fix")
     assert code == 1 and "a.yaml" in text and "Traceback" not in text
@@ -180,7 +169,7 @@ def test_a_read_only_output_is_an_error(tmp_path: Path) -> None:
     if os.geteuid() == 0:
         pytest.skip("root ignores directory permissions")
     src, out = tmp_path / "src", tmp_path / "out"
-    _write(src / "a.yaml", dcd("alpha"))
+    _write(src / "a.yaml", dcd("alpha", type="frontend"))
     out.mkdir()
     out.chmod(0o555)
     try:

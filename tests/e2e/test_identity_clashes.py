@@ -25,18 +25,10 @@ from hypothesis import strategies as st
 from plugin.frontends import cmp, krm, precommit_hydrate, precommit_validate
 from plugin.frontends import render as render_frontend
 from plugin.options import CommonOptions
+from tests.builders import dcd
 
 IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0"
 NAMESPACE = "llm"
-
-
-def dcd(name: str, component_type: str = "frontend") -> dict[str, Any]:
-    return {
-        "apiVersion": "nvidia.com/v1beta1",
-        "kind": "DynamoComponentDeployment",
-        "metadata": {"name": name, "namespace": NAMESPACE},
-        "spec": {"type": component_type, "podTemplate": {"spec": {"containers": [{"name": "main", "image": IMAGE}]}}},
-    }
 
 
 def dgd(name: str, component: str) -> dict[str, Any]:
@@ -75,14 +67,14 @@ def clashing_pair(draw: st.DrawFn) -> tuple[str, list[dict[str, Any]], list[dict
     a, b = draw(label), draw(label)
     if kind == "same-dcd":
         component_type = draw(st.sampled_from(["frontend", "worker", "prefill", "decode"]))
-        return kind, [dcd(a, component_type)], [dcd(a, draw(st.sampled_from(["frontend", "worker"])))]
+        return kind, [dcd(a, type=component_type)], [dcd(a, type=draw(st.sampled_from(["frontend", "worker"])))]
     if kind == "dgd-components":
         return kind, [dgd(a, f"{b}-frontend")], [dgd(f"{a}-{b}", "frontend")]
     if kind == "service-name":
-        return kind, [dcd(f"{a}.{b}")], [dcd(f"{a}-{b}")]
+        return kind, [dcd(f"{a}.{b}", type="frontend")], [dcd(f"{a}-{b}", type="frontend")]
     if kind == "standalone-like-generated":
-        return kind, [dgd(a, b)], [dcd(f"{a}-{b}")]
-    return kind, [dcd(a)], [deployment(a)]
+        return kind, [dgd(a, b)], [dcd(f"{a}-{b}", type="frontend")]
+    return kind, [dcd(a, type="frontend")], [deployment(a)]
 
 
 bundles = st.tuples(clashing_pair(), st.lists(label, max_size=1))
@@ -92,7 +84,7 @@ def _files(first: list[dict[str, Any]], second: list[dict[str, Any]], fillers: l
     """File name -> documents: the two clashing files plus unrelated DCDs (prefixed so they never clash)."""
     files = {"first.json": first, "second.json": second}
     for i, name in enumerate(fillers):
-        files[f"filler{i}.json"] = [dcd(f"zz{name}")]
+        files[f"filler{i}.json"] = [dcd(f"zz{name}", type="frontend")]
     return files
 
 
@@ -184,7 +176,7 @@ def test_every_clash_is_an_error_naming_both_sources(front_end: str, bundle: Any
 @pytest.mark.parametrize("front_end", list(FRONT_ENDS))
 def test_companions_identical_by_construction_are_merged(front_end: str, tmp_path: Path) -> None:
     """Two standalone DCDs of one namespace share their discovery RBAC: merged, exit 0."""
-    files = {"first.json": [dcd("alpha")], "second.json": [dcd("beta", "worker")]}
+    files = {"first.json": [dcd("alpha", type="frontend")], "second.json": [dcd("beta", type="worker")]}
     code, stdout, stderr = FRONT_ENDS[front_end](tmp_path, files)
     assert "clash" not in stderr
     if front_end == "hydrate-check":

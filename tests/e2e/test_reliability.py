@@ -39,6 +39,7 @@ from plugin.frontends import cmp, krm, precommit_hydrate, precommit_validate
 from plugin.options import CommonOptions
 from plugin.yamlio.codec import dump_documents, load_documents
 from tests.fuzz.support import contract_problems, render
+from tests.builders import dcd
 
 ROOT = Path(__file__).resolve().parents[2]
 CANARY = "CANARY-s3cr3t-9f27c1"
@@ -46,18 +47,6 @@ CANARY = "CANARY-s3cr3t-9f27c1"
 
 def _b64(data: bytes | str) -> str:
     return base64.b64encode(data.encode() if isinstance(data, str) else data).decode()
-
-
-def dcd(name: str, image: str = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0", namespace: str = "llm") -> dict[str, Any]:
-    return {
-        "apiVersion": "nvidia.com/v1beta1",
-        "kind": "DynamoComponentDeployment",
-        "metadata": {"name": name, "namespace": namespace},
-        "spec": {
-            "type": "frontend",
-            "podTemplate": {"spec": {"containers": [{"name": "main", "image": image}]}},
-        },
-    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -151,8 +140,8 @@ def _write_bundle(directory: Path, objects: list[Any], broken: bool) -> list[Any
     return objects
 
 
-VALID_DCDS = [dcd("web"), dcd("private", image="nvcr.io/nvidia/private:1.0.0"), dcd("other", image="r.example/a/b:1.2.3")]
-INVALID_DCDS = [dcd("Bad_Name"), {**dcd("broken"), "spec": {"replicas": CANARY}}]
+VALID_DCDS = [dcd("web", type="frontend"), dcd("private", image="nvcr.io/nvidia/private:1.0.0", type="frontend"), dcd("other", image="r.example/a/b:1.2.3", type="frontend")]
+INVALID_DCDS = [dcd("Bad_Name", type="frontend"), {**dcd("broken", type="frontend"), "spec": {"replicas": CANARY}}]
 
 
 @pytest.mark.parametrize("verbose", [False, True])
@@ -293,8 +282,8 @@ def test_precommit_hydrate_check_never_prints_secret_data(tmp_path: Path, monkey
 
 
 def _thousand_with_a_bad_500th() -> list[dict[str, Any]]:
-    objects = [dcd(f"svc-{i:04d}") for i in range(1000)]
-    objects[499] = dcd("Bad_Name_499")
+    objects = [dcd(f"svc-{i:04d}", type="frontend") for i in range(1000)]
+    objects[499] = dcd("Bad_Name_499", type="frontend")
     return objects
 
 

@@ -7,24 +7,11 @@ from typing import Any
 import pytest
 
 from renderer.admission.parse import parse_dcd
-
-
-def dcd(type_: str | None = "worker", pod_spec: dict[str, Any] | None = None, **spec: Any) -> dict[str, Any]:
-    """A v1beta1 DCD document with a main container unless ``pod_spec`` says otherwise."""
-    body: dict[str, Any] = dict(spec)
-    if type_ is not None:
-        body["type"] = type_
-    body["podTemplate"] = {"spec": pod_spec if pod_spec is not None else {"containers": [{"name": "main", "image": "img:1"}]}}
-    return {
-        "apiVersion": "nvidia.com/v1beta1",
-        "kind": "DynamoComponentDeployment",
-        "metadata": {"name": "test", "namespace": "default"},
-        "spec": body,
-    }
+from tests.builders import dcd
 
 
 def test_parse_dcd_applies_defaults_before_decoding() -> None:
-    doc = dcd(pod_spec={"containers": [{"name": "main", "image": "img:1", "ports": [{"containerPort": 8081}]}]})
+    doc = dcd("test", "default", image="img:1", main={"ports": [{"containerPort": 8081}]})
     parsed, results = parse_dcd(doc, "default")
     assert parsed is not None, [r.line() for r in results]
     assert parsed.pod_spec["containers"][0]["ports"] == [{"containerPort": 8081, "protocol": "TCP"}]
@@ -123,7 +110,8 @@ EXPERIMENTAL_CASES = [
     ids=[c[0] for c in EXPERIMENTAL_CASES],
 )
 def test_experimental_webhook_rules(type_: str, pod_spec: dict[str, Any] | None, experimental: dict[str, Any], want: list[str]) -> None:
-    assert _errors(dcd(type_, pod_spec, experimental=experimental)) == want
+    pod_template = {"podTemplate": {"spec": pod_spec}} if pod_spec is not None else {}
+    assert _errors(dcd("test", "default", type=type_, image="img:1", experimental=experimental, **pod_template)) == want
 
 
 MESSAGE_CASES = [
@@ -136,7 +124,7 @@ MESSAGE_CASES = [
 
 @pytest.mark.parametrize(("spec", "want"), [(c[1], c[2]) for c in MESSAGE_CASES], ids=[c[0] for c in MESSAGE_CASES])
 def test_spec_schema_messages(spec: dict[str, Any], want: list[str]) -> None:
-    doc = dcd("worker")
+    doc = dcd("test", "default", image="img:1")
     doc["spec"].update(spec)
     assert _errors(doc) == want
 
@@ -149,11 +137,11 @@ def _warnings(doc: dict[str, Any], checkpoint_gate: bool = False) -> list[str]:
 def test_standalone_checkpoint_job_and_deletion_policy_have_no_effect() -> None:
     # Only the graph controller creates checkpoints (dgd_checkpoints_reconciler.go createCheckpointCR)
     experimental = {"checkpoint": {"enabled": True, "deletionPolicy": "Retain", "job": {}, "identity": {"model": "m", "backendFramework": "vllm"}}}
-    warnings = _warnings(dcd("worker", ONE_GPU, experimental=experimental), checkpoint_gate=True)
+    warnings = _warnings(dcd("test", "default", podTemplate={"spec": ONE_GPU}, experimental=experimental), checkpoint_gate=True)
     assert "spec.experimental.checkpoint.job: has no effect: a standalone DCD never creates its checkpoint" in warnings
     assert "spec.experimental.checkpoint.deletionPolicy: has no effect: a standalone DCD never creates its checkpoint" in warnings
 
 
 def test_standalone_inter_pod_gms_warns_about_weight_servers() -> None:
-    warnings = _warnings(dcd("worker", ONE_GPU, experimental={"gpuMemoryService": {"mode": "InterPod"}}))
+    warnings = _warnings(dcd("test", "default", podTemplate={"spec": ONE_GPU}, experimental={"gpuMemoryService": {"mode": "InterPod"}}))
     assert any(w.startswith(f"{GMS}.mode: the operator renders only the engine pod") for w in warnings)

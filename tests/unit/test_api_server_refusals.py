@@ -9,22 +9,12 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from plugin.frontends import render as render_frontend
+from tests.builders import dcd
 
-IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0"
-
-
-def dcd(container: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "apiVersion": "nvidia.com/v1beta1",
-        "kind": "DynamoComponentDeployment",
-        "metadata": {"name": "front", "namespace": "llm"},
-        "spec": {"type": "frontend", "podTemplate": {"spec": {"containers": [{"name": "main", "image": IMAGE, **container}]}}},
-    }
 
 
 def render(text: str, tmp_path: Path) -> tuple[int, str, str]:
@@ -39,11 +29,11 @@ def render(text: str, tmp_path: Path) -> tuple[int, str, str]:
 
 
 REFUSED = {
-    "empty-env-name": (dcd({"env": [{"name": "", "value": "x"}]}), "env[0].name"),
-    "env-name-with-equals": (dcd({"env": [{"name": "A=B", "value": "x"}]}), "env[0].name"),
-    "non-ascii-env-name": (dcd({"env": [{"name": "名前", "value": "x"}]}), "env[0].name"),
-    "negative-memory": (dcd({"resources": {"limits": {"memory": "-1Gi"}}}), "resources.limits.memory"),
-    "negative-cpu-request": (dcd({"resources": {"requests": {"cpu": "-100m"}}}), "resources.requests.cpu"),
+    "empty-env-name": (dcd("front", type="frontend", main={"env": [{"name": "", "value": "x"}]}), "env[0].name"),
+    "env-name-with-equals": (dcd("front", type="frontend", main={"env": [{"name": "A=B", "value": "x"}]}), "env[0].name"),
+    "non-ascii-env-name": (dcd("front", type="frontend", main={"env": [{"name": "名前", "value": "x"}]}), "env[0].name"),
+    "negative-memory": (dcd("front", type="frontend", main={"resources": {"limits": {"memory": "-1Gi"}}}), "resources.limits.memory"),
+    "negative-cpu-request": (dcd("front", type="frontend", main={"resources": {"requests": {"cpu": "-100m"}}}), "resources.requests.cpu"),
 }
 
 
@@ -59,7 +49,7 @@ def test_pod_fields_the_api_server_refuses(case: str, tmp_path: Path) -> None:
     "env_name", ["A", "a.b", "_x", "with space", "1ABC", "-dash", "~!@#$%^&*()"]
 )
 def test_env_names_the_api_server_accepts(env_name: str, tmp_path: Path) -> None:
-    code, _, stderr = render(json.dumps(dcd({"env": [{"name": env_name, "value": "x"}]})), tmp_path)
+    code, _, stderr = render(json.dumps(dcd("front", type="frontend", main={"env": [{"name": env_name, "value": "x"}]})), tmp_path)
     assert code == 0, stderr
 
 
@@ -78,6 +68,6 @@ def test_env_names_the_api_server_accepts(env_name: str, tmp_path: Path) -> None
     ],
 )
 def test_documents_the_api_server_refuses(text: str, what: str, tmp_path: Path) -> None:
-    code, stdout, stderr = render(text + "---\n" + json.dumps(dcd({})), tmp_path)
+    code, stdout, stderr = render(text + "---\n" + json.dumps(dcd("front", type="frontend")), tmp_path)
     assert code == 1 and stdout == "", f"{what}: {stderr}"
     assert "input.yaml" in stderr

@@ -14,6 +14,7 @@ import pytest
 from renderer.admission.parse import parse_dcd
 from renderer.pod.gpus import is_gpu_resource_name, main_container_gpu_count, scalar_gpu_count
 from renderer.results import RenderError
+from tests.builders import dcd, parsed_dcd
 
 
 @pytest.mark.parametrize(
@@ -54,45 +55,37 @@ def test_fractional_gpu_count_is_an_error(quantity: str, shown: str) -> None:
     assert err.value.field == "spec.podTemplate.spec.containers[1].resources.limits[nvidia.com/gpu]"
 
 
-def _dcd(containers: list[dict[str, Any]], pod: dict[str, Any] | None = None) -> Any:
-    obj = {
-        "apiVersion": "nvidia.com/v1beta1",
-        "kind": "DynamoComponentDeployment",
-        "metadata": {"name": "d"},
-        "spec": {"type": "worker", "podTemplate": {"spec": {"containers": containers, **(pod or {})}}},
-    }
-    dcd, results = parse_dcd(obj, "default")
-    assert dcd is not None, [r.line() for r in results]
-    return dcd
-
-
 def test_main_container_gpu_count_reads_the_main_container() -> None:
-    dcd = _dcd([
+    worker = parsed_dcd(dcd("d", None, containers=[
         {"name": "side", "image": "s", "resources": {"limits": {"nvidia.com/gpu": "7"}}},
         {"name": "main", "image": "m", "resources": {"limits": {"nvidia.com/gpu": "2"}}},
-    ])
-    assert main_container_gpu_count(dcd) == 2
+    ]))
+    assert main_container_gpu_count(worker) == 2
 
 
 def test_main_container_gpu_count_without_resources_is_zero() -> None:
-    assert main_container_gpu_count(_dcd([{"name": "main", "image": "m"}])) == 0
+    assert main_container_gpu_count(parsed_dcd(dcd("d", None, image="m"))) == 0
 
 
 def test_main_container_gpu_count_prefers_a_scalar_over_claims() -> None:
-    dcd = _dcd(
-        [{"name": "main", "image": "m", "resources": {"limits": {"nvidia.com/gpu": "1"}, "claims": [{"name": "gpu"}]}}],
-        {"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]},
-    )
-    assert main_container_gpu_count(dcd) == 1
+    worker = parsed_dcd(dcd(
+        "d",
+        None,
+        containers=[{"name": "main", "image": "m", "resources": {"limits": {"nvidia.com/gpu": "1"}, "claims": [{"name": "gpu"}]}}],
+        pod={"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]},
+    ))
+    assert main_container_gpu_count(worker) == 1
 
 
 def test_main_container_gpu_count_from_claims_needs_the_claim_template() -> None:
-    dcd = _dcd(
-        [{"name": "sidecar", "image": "s"}, {"name": "main", "image": "m", "resources": {"claims": [{"name": "gpu"}]}}],
-        {"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]},
-    )
+    worker = parsed_dcd(dcd(
+        "d",
+        None,
+        containers=[{"name": "sidecar", "image": "s"}, {"name": "main", "image": "m", "resources": {"claims": [{"name": "gpu"}]}}],
+        pod={"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]},
+    ))
     with pytest.raises(RenderError) as err:
-        main_container_gpu_count(dcd)
+        main_container_gpu_count(worker)
     assert err.value.field == "spec.podTemplate.spec.containers[1].resources.claims"
     assert err.value.message == (
         'failed to get ResourceClaimTemplate default/one-gpu: resourceclaimtemplates.resource.k8s.io "one-gpu" not found'
@@ -101,12 +94,6 @@ def test_main_container_gpu_count_from_claims_needs_the_claim_template() -> None
 
 def test_main_container_gpu_count_without_a_main_container_is_zero() -> None:
     """The operator reads empty resources when there is no main container (admission normally refuses it)."""
-    obj = {
-        "apiVersion": "nvidia.com/v1beta1",
-        "kind": "DynamoComponentDeployment",
-        "metadata": {"name": "d"},
-        "spec": {"type": "worker", "podTemplate": {"spec": {"containers": [{"name": "other", "image": "o"}]}}},
-    }
-    dcd, _ = parse_dcd(obj, "default", admission=False)
-    assert dcd is not None
-    assert main_container_gpu_count(dcd) == 0
+    worker, _ = parse_dcd(dcd("d", None, containers=[{"name": "other", "image": "o"}]), "default", admission=False)
+    assert worker is not None
+    assert main_container_gpu_count(worker) == 0

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from renderer import consts
-from renderer.admission.parse import parse_dcd
 from renderer.results import RenderError
 from renderer.objects.workloads import check_main_container, workload_pod_labels
+from tests.builders import dcd, parsed_dcd
 
 LEADER_WRAP = "generateLeaderPodTemplateSpec: failed to check main container"
 WORKER_WRAP = "generateWorkerPodTemplateSpec: failed to check LWS worker main container"
@@ -43,30 +43,18 @@ def test_check_main_container_looks_at_the_main_container_only() -> None:
     check_main_container(spec, consts.ROLE_LEADER)
 
 
-def _dcd(spec: dict[str, Any], labels: dict[str, str] | None = None) -> Any:
-    obj = {
-        "apiVersion": "nvidia.com/v1beta1",
-        "kind": "DynamoComponentDeployment",
-        "metadata": {"name": "d", "labels": labels or {}},
-        "spec": {"podTemplate": {"spec": {"containers": [{"name": "main", "image": "i", "args": ["x"]}]}}, **spec},
-    }
-    dcd, results = parse_dcd(obj, "ns")
-    assert dcd is not None, [r.line() for r in results]
-    return dcd
-
-
 def test_workload_pod_labels_without_a_component_type_are_the_kube_labels() -> None:
-    assert workload_pod_labels(_dcd({}), "") == {"nvidia.com/dynamo-component": "d", "nvidia.com/dynamo-namespace": "ns-d"}
+    assert workload_pod_labels(parsed_dcd(dcd("d", None, type=None), "ns"), "") == {"nvidia.com/dynamo-component": "d", "nvidia.com/dynamo-namespace": "ns-d"}
 
 
 def test_workload_pod_labels_add_the_component_type() -> None:
-    labels = workload_pod_labels(_dcd({"type": "prefill"}), "prefill")
+    labels = workload_pod_labels(parsed_dcd(dcd("d", None, type="prefill"), "ns"), "prefill")
     assert labels["nvidia.com/dynamo-component-type"] == "prefill"
     assert labels["nvidia.com/dynamo-sub-component-type"] == "prefill"
 
 
 def test_workload_pod_labels_for_a_legacy_worker_selector_keep_the_sub_component_type() -> None:
-    dcd = _dcd({"type": "decode"}, labels={"nvidia.com/dynamo-component-type": "worker"})
-    labels = workload_pod_labels(dcd, "worker")
+    legacy = parsed_dcd(dcd("d", None, type="decode", labels={"nvidia.com/dynamo-component-type": "worker"}), "ns")
+    labels = workload_pod_labels(legacy, "worker")
     assert labels["nvidia.com/dynamo-component-type"] == "worker"
     assert labels["nvidia.com/dynamo-sub-component-type"] == "decode"

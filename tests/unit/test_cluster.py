@@ -16,7 +16,6 @@ import yaml
 from plugin.frontends import cmp, krm
 from plugin.frontends.render import run as render_run
 from plugin.state_sources import load_state_file, namespaces_of
-from renderer.admission.parse import parse_dcd
 from renderer.cluster.state import (
     DEPLOYMENT,
     DEVICE_CLASS,
@@ -34,6 +33,7 @@ from renderer.config import build_render_config, helm_default_operator_config
 from renderer.objects.integrity import Reference, check_references, object_index, pod_spec_references
 from renderer.results import ResourceRef, Severity
 from renderer.objects.standalone_companions import render_standalone_companions
+from tests.builders import dcd, parsed_dcd
 
 NS = "llm"
 
@@ -53,18 +53,6 @@ COMPONENT_POD = {"nvidia.com/dynamo-component-pod": "true"}
 def pull_secret(name: str, *registries: str) -> dict[str, Any]:
     payload = json.dumps({"auths": {r: {} for r in registries}}).encode()
     return obj("Secret", name, type="kubernetes.io/dockerconfigjson", data={".dockerconfigjson": base64.b64encode(payload).decode()})
-
-
-def dcd(name: str = "worker", namespace: str = NS, **spec: Any) -> Any:
-    doc = {
-        "apiVersion": "nvidia.com/v1beta1",
-        "kind": "DynamoComponentDeployment",
-        "metadata": {"name": name, "namespace": namespace},
-        "spec": {"type": "worker", "podTemplate": {"spec": {"containers": [{"name": "main", "image": "test-image:latest"}]}}, **spec},
-    }
-    parsed, results = parse_dcd(doc, "default")
-    assert parsed is not None, [r.line() for r in results]
-    return parsed
 
 
 # ---------------------------------------------------------------------------------------------
@@ -239,7 +227,7 @@ def companions(config_doc: dict[str, Any] | None = None, **kwargs: Any) -> list[
             target = getattr(target, part)
         setattr(target, last, value)
     config, _ = build_render_config(operator)
-    return [f"{o['kind']}/{o['metadata']['name']}" for o in render_standalone_companions(dcd(**kwargs), config)]
+    return [f"{o['kind']}/{o['metadata']['name']}" for o in render_standalone_companions(parsed_dcd(dcd(image="test-image:latest", **kwargs)), config)]
 
 
 DISCOVERY = ["ServiceAccount/worker-k8s-service-discovery", "Role/worker-k8s-service-discovery-role", "RoleBinding/worker-k8s-service-discovery-binding"]

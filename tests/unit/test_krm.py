@@ -22,25 +22,16 @@ from plugin.settings import resolve_settings
 from plugin.yamlio.dumper import Dumper
 from renderer.bundle import Item, render_bundle
 from renderer.results import ResourceRef, Result
+from tests import builders
 
 # ---------------------------------------------------------------------------------------------
 # Builders
 
 
-def dcd(name: str = "decode", namespace: str | None = "llm", annotations: dict[str, str] | None = None, **spec: Any) -> dict[str, Any]:
-    meta: dict[str, Any] = {"name": name}
-    if namespace is not None:
-        meta["namespace"] = namespace
-    if annotations:
-        meta["annotations"] = dict(annotations)
-    body: dict[str, Any] = {
-        "backendFramework": "vllm",
-        "type": "decode",
-        "replicas": 1,
-        "podTemplate": {"spec": {"containers": [{"name": "main", "image": "registry.example/worker:1"}]}},
-    }
-    body.update(spec)
-    return {"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoComponentDeployment", "metadata": meta, "spec": body}
+def dcd(name: str = "decode", **overrides: Any) -> dict[str, Any]:
+    """A vLLM decode worker, the usual source of these tests."""
+    decode = {"type": "decode", "image": "registry.example/worker:1", "backendFramework": "vllm", "replicas": 1}
+    return builders.dcd(name, **{**decode, **overrides})
 
 
 def kpt_annotations(path: str, index: int, seq_id: int, seqindent: str = "compact") -> dict[str, str]:
