@@ -10,7 +10,7 @@ from renderer.cluster.state import StateLayer, build_cluster_state
 from renderer.cluster.dra import classify_device_request, exact_device_count, looks_like_gpu_identifier, resolve_gpu_count
 from renderer.pod.gpus import main_container_gpu_count
 from renderer.results import RenderError
-from tests.unit.test_backends_gpus import _dcd
+from tests.builders import dcd, parsed_dcd
 
 
 def driver_selectors(driver: str) -> list[dict[str, Any]]:
@@ -282,11 +282,13 @@ def test_resolve_gpu_count_from_resource_claims(
 
 def test_resolve_gpu_count_prefers_scalar_resources() -> None:
     """dra_test.go TestResolveGPUCountPrefersScalarResources: no cluster read for a scalar count."""
-    dcd = _dcd(
-        [{"name": "main", "image": "m", "resources": {"limits": {"nvidia.com/gpu": "8"}, "claims": [{"name": "missing"}]}}],
-        {"resourceClaims": [{"name": "missing", "resourceClaimTemplateName": "nowhere"}]},
-    )
-    assert main_container_gpu_count(dcd) == 8
+    worker = parsed_dcd(dcd(
+        "d",
+        None,
+        containers=[{"name": "main", "image": "m", "resources": {"limits": {"nvidia.com/gpu": "8"}, "claims": [{"name": "missing"}]}}],
+        pod={"resourceClaims": [{"name": "missing", "resourceClaimTemplateName": "nowhere"}]},
+    ))
+    assert main_container_gpu_count(worker) == 8
 
 
 def test_each_claim_and_request_is_counted_once() -> None:
@@ -315,15 +317,17 @@ def test_v1beta1_claim_templates_are_read_in_the_v1_shape() -> None:
 
 
 def test_main_container_claims_are_counted_from_the_cluster_state() -> None:
-    dcd = _dcd(
-        [{"name": "main", "image": "m", "resources": {"claims": [{"name": "gpu"}]}}],
-        {"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]},
-    )
+    worker = parsed_dcd(dcd(
+        "d",
+        None,
+        containers=[{"name": "main", "image": "m", "resources": {"claims": [{"name": "gpu"}]}}],
+        pod={"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]},
+    ))
     cluster, _ = build_cluster_state(
         [StateLayer("test", (claim_template("one-gpu", exact_request("gpu", "gpu.nvidia.com", 1)), device_class("gpu.nvidia.com")))],
         "default",
     )
-    assert main_container_gpu_count(dcd, cluster) == 1
+    assert main_container_gpu_count(worker, cluster) == 1
 
 
 @pytest.mark.parametrize(
