@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from renderer.results import ResourceRef, Result, Severity
+from renderer.results import Code, ResourceRef, Result, Severity
 
 RENDERED_FROM_ANNOTATION = "dynamo-render.dev/rendered-from"
 RENDERED_AS_ANNOTATION = "dynamo-render.dev/rendered-as"
@@ -96,6 +96,7 @@ def renamed_after_render(objects: Iterable[tuple[Any, str, int | None]]) -> list
                 resource=ResourceRef.of(obj),
                 file=file,
                 index=index,
+                code=Code.REFERENCE,
             )
         )
     return results

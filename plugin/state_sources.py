@@ -31,7 +31,7 @@ from renderer.cluster.state import (
     StateLayer,
     api_versions_from_objects,
 )
-from renderer.results import Result, Severity
+from renderer.results import Code, Result, Severity
 
 LIVE_SOURCE = "live cluster"
 REQUEST_TIMEOUT_SECONDS = 30
@@ -62,12 +62,12 @@ def load_state_file(path: str, confine_to: str | None = None) -> tuple[StateLaye
     for doc in documents:
         if not isinstance(doc.obj, dict):
             results.append(
-                Result("expected a Kubernetes object; it is ignored", severity=Severity.WARNING, file=doc.file, index=doc.index)
+                Result("expected a Kubernetes object; it is ignored", severity=Severity.WARNING, file=doc.file, index=doc.index, code=Code.INPUT)
             )
             continue
         objects.append(doc.obj)
     if not sources:
-        results.append(Result("no YAML or JSON files found", file=path))
+        results.append(Result("no YAML or JSON files found", file=path, code=Code.INPUT))
         return None, results
     layer = StateLayer(
         source=f"cluster-state file {path}",
@@ -111,7 +111,7 @@ class LiveCluster:
         try:
             import kubernetes  # noqa: PLC0415 - the live lookup is opt-in; never import it at start-up
         except ImportError:
-            return None, [Result("--live needs the kubernetes package (pip install 'dynamo-render[live]')")]
+            return None, [Result("--live needs the kubernetes package (pip install 'dynamo-render[live]')", code=Code.INPUT)]
         configuration = kubernetes.client.Configuration()
         try:
             kubernetes.config.load_kube_config(  # type: ignore[no-untyped-call]
@@ -119,12 +119,12 @@ class LiveCluster:
             )
         except Exception as kube_error:  # noqa: BLE001 - any loader failure: try the in-cluster config next
             if kubeconfig is not None or context is not None:
-                return None, [Result(f"live lookup: cannot load the kubeconfig: {kube_error}")]
+                return None, [Result(f"live lookup: cannot load the kubeconfig: {kube_error}", code=Code.INPUT)]
             try:
                 kubernetes.config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
             except Exception as incluster_error:  # noqa: BLE001
                 return None, [
-                    Result(f"live lookup: no kubeconfig ({kube_error}) and no in-cluster configuration ({incluster_error})")
+                    Result(f"live lookup: no kubeconfig ({kube_error}) and no in-cluster configuration ({incluster_error})", code=Code.INPUT)
                 ]
         return cls(kubernetes.client.ApiClient(configuration)), []
 
@@ -170,7 +170,7 @@ class LiveCluster:
                 resources = self._get(f"/apis/{dynamo}")
                 versions.extend(api_versions_from_objects([{**(resources or {}), "kind": "APIResourceList"}]) or ())
         except Exception as err:  # noqa: BLE001 - client, HTTP and connection errors alike
-            return None, [Result(f"live lookup: API discovery failed: {_describe(err)}")]
+            return None, [Result(f"live lookup: API discovery failed: {_describe(err)}", code=Code.INPUT)]
         self.served = tuple(dict.fromkeys(versions))
         return self.served, []
 
@@ -206,7 +206,7 @@ class LiveCluster:
                         continue
                     where = f" in namespace {namespace}" if namespace else ""
                     severity = Severity.WARNING if status == 403 else Severity.ERROR
-                    results.append(Result(f"live lookup: cannot list {resource}{where}: {_describe(err)}", severity=severity))
+                    results.append(Result(f"live lookup: cannot list {resource}{where}: {_describe(err)}", severity=severity, code=Code.INPUT))
                     continue
                 for item in (listed or {}).get("items") or []:
                     if not isinstance(item, dict):

@@ -31,7 +31,7 @@ from renderer.config import RenderConfig
 from renderer.objects.component import render_component
 from renderer.objects.integrity import Need, needed_references, object_index, report_missing
 from renderer.objects.standalone_companions import render_standalone_companions
-from renderer.results import RenderError, ResourceRef, Result, Severity, describe_kind
+from renderer.results import Code, RenderError, ResourceRef, Result, Severity, describe_kind
 
 # The graph modules (renderer.graph.*, renderer.objects.epp) are imported where a DGD is
 # rendered: a run with DCDs only does not pay for them at start-up.
@@ -93,6 +93,7 @@ def dgdr_note(obj: dict[str, Any]) -> Result:
         "commit the DynamoGraphDeployment the request produced (or that the profiler writes out) and render that",
         severity=Severity.WARNING,
         resource=ResourceRef.of(obj),
+        code=Code.UNSUPPORTED,
     )
 
 
@@ -146,7 +147,7 @@ def render_source(item: Item, config: RenderConfig, default_namespace: str, clus
             if dgd.written_spec is not None:  # a converted v1alpha1 DGD: the field the user wrote
                 from renderer.admission.v1alpha1.paths import dgd_path
 
-                err = RenderError(err.message, dgd_path(err.field, dgd.source.get("spec") or {}, dgd.written_spec))
+                err = RenderError(err.message, dgd_path(err.field, dgd.source.get("spec") or {}, dgd.written_spec), code=err.code)
             add([err.to_result(dgd.ref)])
             return out
         add(n.with_resource(dgd.ref) for n in graph_notes)
@@ -266,6 +267,7 @@ def stream_bundle(
                 "no operator configuration given: assumed the operator Helm chart defaults "
                 "(discovery kubernetes, no NATS/etcd addresses, MPI secret mpi-run-ssh-secret)",
                 severity=Severity.INFO,
+                code=Code.NOTE,
             )
         )
     if rendered_any and cluster.sources == (BUNDLE_SOURCE,):
@@ -275,6 +277,7 @@ def stream_bundle(
                 "the input (no labelled component ServiceAccounts, pull secrets, existing workloads, DynamoCheckpoints "
                 "or DRA objects)",
                 severity=Severity.INFO,
+                code=Code.NOTE,
             )
         )
     # Every other input object, as it is; one that clashes with another object is an error.
@@ -325,17 +328,17 @@ def not_an_object(obj: Any) -> Result | None:
     pkg/apis/meta/v1 ObjectMeta (name is a string).
     """
     if not isinstance(obj, dict):
-        return Result(f"not a Kubernetes object: a bare {describe_kind(obj)} value (expected a mapping with apiVersion, kind and metadata)")
+        return Result(f"not a Kubernetes object: a bare {describe_kind(obj)} value (expected a mapping with apiVersion, kind and metadata)", code=Code.INPUT)
     ref = ResourceRef.of(obj)
     for key in ("apiVersion", "kind"):
         value = obj.get(key)
         if not isinstance(value, str) or not value:
             got = "missing" if value is None else f"a {describe_kind(value)}"
-            return Result(f"{key} must be a non-empty string (got {got})", resource=ref, field=key)
+            return Result(f"{key} must be a non-empty string (got {got})", resource=ref, field=key, code=Code.INPUT)
     metadata = obj.get("metadata")
     name = metadata.get("name") if isinstance(metadata, dict) else None
     if name is not None and (not isinstance(name, str) or not name):
         hint = " (an unquoted y, n, yes, no, on or off is a YAML 1.1 boolean; quote the name)" if isinstance(name, bool) else ""
         shown = {True: "true", False: "false"}.get(name, repr(name)) if not isinstance(name, str) else '""'
-        return Result(f"metadata.name must be a non-empty string (got {describe_kind(name)} {shown}){hint}", resource=ref, field="metadata.name")
+        return Result(f"metadata.name must be a non-empty string (got {describe_kind(name)} {shown}){hint}", resource=ref, field="metadata.name", code=Code.INPUT)
     return None

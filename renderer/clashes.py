@@ -22,7 +22,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from renderer.results import ResourceRef, Result
+from renderer.results import Code, ResourceRef, Result
 
 # API group, kind, namespace ("" for cluster-scoped kinds) and name.
 Identity = tuple[str, str, str, str]
@@ -149,6 +149,7 @@ class Identities:
             field="metadata.name",
             file=second.file,
             index=second.index,
+            code=Code.CLASH,
         )
 
 

@@ -27,16 +27,24 @@ class Code(str, enum.Enum):
     """Stable rule codes: strict modes, hooks and front ends decide on these, never on message text.
 
     A message may be reworded at any time; a code names the kind of rule a result reports and
-    does not change.
+    does not change. Every producer names its code; ``unclassified`` is only the default of a
+    producer that has not said (a test keeps the renderer's results free of it).
     """
 
-    INVALID = "invalid"  # a value or object the operator, its webhooks or the API server refuse
+    SCHEMA = "schema"  # the CRD's structural schema refuses a value: type, enum, bound, pattern, required
     UNKNOWN_FIELD = "unknown-field"  # a field the schema does not know (strict validation refuses it)
-    UNSUPPORTED = "unsupported"  # a feature not ported yet (DESIGN decision 7)
-    INPUT = "input"  # bytes, YAML or files that cannot be read
-    CONFIG = "config"  # plugin or operator settings
+    API_SERVER = "api-server"  # the API server's own checks: object metadata, pod rules, objects it refuses
+    WEBHOOK = "webhook"  # a CRD CEL rule or one of the operator's validating webhooks
+    CONVERSION = "conversion"  # the conversion webhook cannot convert the object
+    RENDER = "render"  # the operator's controller would fail to reconcile the object
+    UNSUPPORTED = "unsupported"  # a feature not ported yet, or that cannot happen offline (DESIGN decision 7)
+    IGNORED = "ignored"  # a field that has no effect where it is written (a warning)
+    CLASH = "clash"  # two sources render the same object
     REFERENCE = "reference"  # an object a rendered pod names is missing
-    NOTE = "note"  # an info note: which default was assumed
+    INPUT = "input"  # bytes, YAML, files or cluster-state documents that cannot be read
+    CONFIG = "config"  # plugin or operator settings
+    NOTE = "note"  # an info note: which default or cluster fact was assumed
+    UNCLASSIFIED = "unclassified"  # the producer did not say (never expected in output)
 
 
 @dataclass(frozen=True)
@@ -94,7 +102,7 @@ class Result:
     field: str = ""
     file: str = ""
     index: int | None = None
-    code: Code = Code.INVALID
+    code: Code = Code.UNCLASSIFIED
 
     @property
     def is_error(self) -> bool:
@@ -160,16 +168,20 @@ def strict(results: list[Result]) -> list[Result]:
 
 
 class RenderError(Exception):
-    """An expected, user-fixable failure with the field path it concerns."""
+    """An expected, user-fixable failure with the field path it concerns.
 
-    def __init__(self, message: str, field: str = "", code: Code = Code.INVALID) -> None:
+    ``code`` names the rule when the raiser knows it; otherwise the stage that catches the error
+    gives its own (``render`` for the controllers, ``conversion`` for the conversion webhook).
+    """
+
+    def __init__(self, message: str, field: str = "", code: Code | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.field = field
         self.code = code
 
-    def to_result(self, resource: ResourceRef | None = None) -> Result:
-        return Result(message=self.message, field=self.field, resource=resource, code=self.code)
+    def to_result(self, resource: ResourceRef | None = None, stage: Code = Code.RENDER) -> Result:
+        return Result(message=self.message, field=self.field, resource=resource, code=self.code or stage)
 
 
 def unsupported(field: str, detail: str = "") -> RenderError:

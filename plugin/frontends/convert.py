@@ -29,7 +29,7 @@ from typing import Any, TextIO
 from plugin.files import Source, read_sources
 from plugin.yamlio.codec import Loader, json_line, load_documents
 from plugin.yamlio.fast import Emitter
-from renderer.results import RenderError, ResourceRef, Result
+from renderer.results import Code, RenderError, ResourceRef, Result
 
 ALPHA = "nvidia.com/v1alpha1"
 # kind -> (module, function): the kinds the operator converts between v1alpha1 and v1beta1
@@ -68,8 +68,7 @@ def convert_object(obj: Any, file: str, index: int, results: list[Result]) -> An
     try:
         return fn(obj)
     except RenderError as err:
-        result = err.to_result(ref)
-        results.append(Result(result.message, field=result.field, resource=ref, file=file, index=index))
+        results.append(err.to_result(ref, stage=Code.CONVERSION).with_source(file, index))
         return obj
 
 
@@ -137,7 +136,7 @@ def _document_spans(text: str, name: str) -> tuple[list[_Span], list[Result]]:
             index += 1
     except Exception:  # noqa: BLE001 - the stream was parsed once already; report as it did
         _docs, problems = load_documents(text, name)
-        return [], problems or [Result("cannot locate the documents of this file", file=name, index=index)]
+        return [], problems or [Result("cannot locate the documents of this file", file=name, index=index, code=Code.INPUT)]
     finally:
         loader.dispose()
     return spans, []
@@ -221,7 +220,7 @@ def run_in_place(paths: Sequence[str], stderr: TextIO) -> int:
         try:
             _write_atomic(path, text)
         except OSError as err:
-            stderr.write(Result(f"cannot write: {err.strerror or err}", file=path).line() + "\n")
+            stderr.write(Result(f"cannot write: {err.strerror or err}", file=path, code=Code.INPUT).line() + "\n")
             return 1
     return 0
 

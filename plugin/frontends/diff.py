@@ -27,7 +27,7 @@ from plugin.impact import WORKLOAD_KINDS, ADDED, CHANGED, REMOVED, REPLACED, ROL
 from plugin.options import CommonOptions
 from plugin.settings import Settings, settings_from_args
 from renderer.bundle import Item, render_bundle
-from renderer.results import Result, Severity
+from renderer.results import Code, Result, Severity
 
 FORMATS = ("text", "json", "markdown")
 
@@ -115,21 +115,21 @@ def checkout(rev: str, paths: Sequence[str], scratch: str) -> tuple[Side | None,
     does not exist at ``rev`` is an empty side (everything in it is ``added``).
     """
     if not paths or any(p == "-" for p in paths):
-        return None, [Result("--base needs PATH arguments inside a git work tree (not stdin)")]
+        return None, [Result("--base needs PATH arguments inside a git work tree (not stdin)", code=Code.INPUT)]
     first = os.path.abspath(paths[0])
     cwd = first if os.path.isdir(first) else os.path.dirname(first)
     top_out, error = _git(["rev-parse", "--show-toplevel"], cwd)
     if top_out is None:
-        return None, [Result(f"--base {rev}: not in a git work tree: {error}", file=paths[0])]
+        return None, [Result(f"--base {rev}: not in a git work tree: {error}", file=paths[0], code=Code.INPUT)]
     top = top_out.decode().strip()
     commit, error = _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top)
     if commit is None:
-        return None, [Result(f"--base {rev}: unknown revision {error}".rstrip())]
+        return None, [Result(f"--base {rev}: unknown revision {error}".rstrip(), code=Code.INPUT)]
     relative: list[str] = []
     for path in paths:
         rel = os.path.relpath(os.path.abspath(path), top)
         if rel == os.pardir or rel.startswith(os.pardir + os.sep):
-            return None, [Result(f"--base {rev}: path is outside the git work tree {top}", file=path)]
+            return None, [Result(f"--base {rev}: path is outside the git work tree {top}", file=path, code=Code.INPUT)]
         relative.append(rel)
     present: list[str] = []
     for rel in relative:
@@ -142,7 +142,7 @@ def checkout(rev: str, paths: Sequence[str], scratch: str) -> tuple[Side | None,
         archive = os.path.join(scratch, "base.tar")
         _, error = _git(["archive", "--format=tar", f"--output={archive}", commit.decode().strip(), "--", *present], top)
         if error:
-            return None, [Result(f"--base {rev}: git archive failed: {error}")]
+            return None, [Result(f"--base {rev}: git archive failed: {error}", code=Code.INPUT)]
         with tarfile.open(archive) as tar:
             tar.extractall(root, filter="data")
     side_paths = tuple(os.path.join(root, rel) for rel in present)

@@ -39,7 +39,7 @@ from plugin.yamlio.scalars import TIMESTAMP as _TIMESTAMP
 from plugin.yamlio.scalars import INT64_RANGE, UINT64_MAX, go_resolve
 from plugin.yamlio.fast import dump_documents as fast_dump_documents
 from renderer.gocompat.gotypes import key_text
-from renderer.results import Result
+from renderer.results import Code, Result
 
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -344,9 +344,9 @@ def load_documents(text: str, file: str) -> tuple[list[Document], list[Result]]:
     except yaml.YAMLError as err:
         if text.lstrip()[:1] in ("{", "["):
             return load_json_stream(text, file)
-        return docs, [Result(yaml_message(err), file=file, index=index)]
+        return docs, [Result(yaml_message(err), file=file, index=index, code=Code.INPUT)]
     except RecursionError:
-        return docs, [Result("document nesting is too deep", file=file, index=index)]
+        return docs, [Result("document nesting is too deep", file=file, index=index, code=Code.INPUT)]
     return docs, []
 
 
@@ -418,11 +418,11 @@ def load_json_stream(text: str, file: str) -> tuple[list[Document], list[Result]
             value, position = _JSON_DECODER.raw_decode(text, position)
             value = _clean_json(value)
         except json.JSONDecodeError as err:
-            return docs, [Result(f"invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}", file=file, index=index)]
+            return docs, [Result(f"invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}", file=file, index=index, code=Code.INPUT)]
         except _JSONValueError as err:
-            return docs, [Result(f"invalid JSON: {err}", file=file, index=index)]
+            return docs, [Result(f"invalid JSON: {err}", file=file, index=index, code=Code.INPUT)]
         except RecursionError:
-            return docs, [Result(f"document nesting is too deep (more than {MAX_DEPTH} levels)", file=file, index=index)]
+            return docs, [Result(f"document nesting is too deep (more than {MAX_DEPTH} levels)", file=file, index=index, code=Code.INPUT)]
         if value is not None:
             docs.extend(Document(item, file, index) for item in _flatten_lists(value))
         index += 1

@@ -19,7 +19,7 @@ import yaml
 
 from plugin.yamlio.codec import MAX_DEPTH, Loader, yaml_message
 from plugin.yamlio.dumper import Dumper
-from renderer.results import Result
+from renderer.results import Code, Result
 
 
 def _compose(text: str, many: bool) -> list[yaml.Node]:
@@ -70,12 +70,12 @@ def read_nodes(text: str, source: str, many: bool) -> tuple[list[yaml.Node], lis
         try:
             nodes = json_nodes(text, many)
         except RecursionError:
-            return [], [Result("document nesting is too deep", file=source)]
+            return [], [Result("document nesting is too deep", file=source, code=Code.INPUT)]
         if nodes is not None:
             return nodes, []
-        return [], [Result(yaml_message(err), file=source)]
+        return [], [Result(yaml_message(err), file=source, code=Code.INPUT)]
     except RecursionError:
-        return [], [Result("document nesting is too deep", file=source)]
+        return [], [Result("document nesting is too deep", file=source, code=Code.INPUT)]
 
 
 class EventComposer:

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from renderer.admission import objectmeta, podrules
-from renderer.results import ResourceRef, Result
+from renderer.results import Code, ResourceRef, Result
 
 _DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 _DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
@@ -64,7 +64,7 @@ def refused(obj: dict[str, Any]) -> list[Result]:
     if isinstance(name, str):
         problem = name_problem(kind, name)
         if problem:
-            results.append(Result(f"invalid {kind} name {objectmeta.show(name)}: {problem}", field="metadata.name"))
+            results.append(Result(f"invalid {kind} name {objectmeta.show(name)}: {problem}", field="metadata.name", code=Code.API_SERVER))
     namespace = metadata.get("namespace")
     if isinstance(namespace, str) and namespace:
         results += objectmeta.validate_namespace(namespace)
@@ -120,6 +120,7 @@ def _mount_references(spec: Any, prefix: str) -> list[Result]:
                         Result(
                             f"volume {objectmeta.show(name)} not found in the pod's volumes",
                             field=f"{prefix}.{field}[{index}].volumeMounts[{position}].name",
+                            code=Code.API_SERVER,
                         )
                     )
     return results

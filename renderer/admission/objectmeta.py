@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from renderer.results import Result
+from renderer.results import Code, Result
 
 DNS1123_LABEL_MAX = 63
 DNS1123_SUBDOMAIN_MAX = 253
@@ -78,7 +78,7 @@ def label_value_problem(value: str) -> str | None:
 def validate_namespace(namespace: str, field: str = "metadata.namespace") -> list[Result]:
     """Mirrors: objectmeta.go ValidateObjectMeta (namespace: ValidateNamespaceName)."""
     problem = dns1123_label_problem(namespace)
-    return [Result(f"invalid namespace {show(namespace)}: {problem}", field=field)] if problem else []
+    return [Result(f"invalid namespace {show(namespace)}: {problem}", field=field, code=Code.API_SERVER)] if problem else []
 
 
 def validate_labels(labels: Mapping[str, str], field: str = "metadata.labels") -> list[Result]:
@@ -87,10 +87,10 @@ def validate_labels(labels: Mapping[str, str], field: str = "metadata.labels") -
     for key, value in labels.items():
         problem = qualified_name_problem(key)
         if problem:
-            results.append(Result(f"invalid label key {show(key)}: {problem}", field=f"{field}[{key}]"))
+            results.append(Result(f"invalid label key {show(key)}: {problem}", field=f"{field}[{key}]", code=Code.API_SERVER))
         problem = label_value_problem(value)
         if problem:
-            results.append(Result(f"invalid label value {show(value)}: {problem}", field=f"{field}[{key}]"))
+            results.append(Result(f"invalid label value {show(value)}: {problem}", field=f"{field}[{key}]", code=Code.API_SERVER))
     return results
 
 
@@ -101,10 +101,10 @@ def validate_annotations(annotations: Mapping[str, str], field: str = "metadata.
     for key, value in annotations.items():
         problem = qualified_name_problem(key.lower())
         if problem:
-            results.append(Result(f"invalid annotation key {show(key)}: {problem}", field=f"{field}[{key}]"))
+            results.append(Result(f"invalid annotation key {show(key)}: {problem}", field=f"{field}[{key}]", code=Code.API_SERVER))
         total += len(key.encode("utf-8")) + len(value.encode("utf-8"))
     if total > TOTAL_ANNOTATION_SIZE_LIMIT:
         results.append(
-            Result(f"annotations are too long: must have at most {TOTAL_ANNOTATION_SIZE_LIMIT} bytes (got {total})", field=field)
+            Result(f"annotations are too long: must have at most {TOTAL_ANNOTATION_SIZE_LIMIT} bytes (got {total})", field=field, code=Code.API_SERVER)
         )
     return results

@@ -123,7 +123,7 @@ def spec_object(obj: dict[str, Any], ref: ResourceRef, results: list[Result]) ->
     if raw_spec is None:
         return {}
     if not isinstance(raw_spec, dict):
-        results.append(Result(f"expected object, got {describe_kind(raw_spec)}", field="spec", resource=ref))
+        results.append(Result(f"expected object, got {describe_kind(raw_spec)}", field="spec", resource=ref, code=Code.SCHEMA))
         return None
     return raw_spec
 
@@ -147,22 +147,23 @@ def parse_metadata(obj: dict[str, Any], default_namespace: str) -> tuple[ObjectM
     results: list[Result] = []
     meta = obj.get("metadata")
     if not isinstance(meta, dict):
-        return None, [Result("required field missing", field="metadata")]
+        return None, [Result("required field missing", field="metadata", code=Code.SCHEMA)]
     name = meta.get("name")
     if not isinstance(name, str) or not name:
-        results.append(Result("required field missing", field="metadata.name"))
+        results.append(Result("required field missing", field="metadata.name", code=Code.SCHEMA))
     elif len(name) > 253 or not DNS1123_SUBDOMAIN.fullmatch(name):
         results.append(
             Result(
                 f'invalid name "{name}": must be a lowercase RFC 1123 subdomain (lowercase alphanumerics, "-" and ".")',
                 field="metadata.name",
+                code=Code.API_SERVER,
             )
         )
     namespace = meta.get("namespace")
     if namespace is None or namespace == "":
         namespace = default_namespace
     elif not isinstance(namespace, str):
-        results.append(Result(f"expected string, got {describe_kind(namespace)}", field="metadata.namespace"))
+        results.append(Result(f"expected string, got {describe_kind(namespace)}", field="metadata.namespace", code=Code.SCHEMA))
     if isinstance(namespace, str):
         results.extend(objectmeta.validate_namespace(namespace))
     labels = _string_map(meta.get("labels"), "metadata.labels", results)
@@ -187,12 +188,12 @@ def _string_map(value: Any, path: str, results: list[Result]) -> dict[str, str]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        results.append(Result(f"expected object, got {describe_kind(value)}", field=path))
+        results.append(Result(f"expected object, got {describe_kind(value)}", field=path, code=Code.SCHEMA))
         return {}
     out: dict[str, str] = {}
     for key, item in value.items():
         if not isinstance(item, str):
-            results.append(Result(f"expected string, got {describe_kind(item)}", field=f"{path}[{key}]"))
+            results.append(Result(f"expected string, got {describe_kind(item)}", field=f"{path}[{key}]", code=Code.SCHEMA))
             continue
         out[str(key)] = item
     return out
@@ -206,7 +207,7 @@ def validate_model(
         return model.model_validate(data, context={"converted": converted})
     except ValidationError as err:
         for error in err.errors(include_url=False):
-            code = Code.UNKNOWN_FIELD if error["type"] == "extra_forbidden" else Code.INVALID
+            code = Code.UNKNOWN_FIELD if error["type"] == "extra_forbidden" else Code.SCHEMA
             results.append(Result(pydantic_message(error), field=field_path(prefix, tuple(error["loc"])), code=code))
         return None
 

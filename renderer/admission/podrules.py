@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from renderer.admission import objectmeta
-from renderer.results import Result
+from renderer.results import Code, Result
 
 CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
 PROTOCOLS = ("TCP", "UDP", "SCTP")
@@ -84,7 +84,7 @@ def _pod_spec(spec: dict[str, Any], prefix: str) -> list[Result]:
                     results.append(_error("container", name, problem, f"{where}.name"))
                 elif name in seen and not seen[name].startswith(f"{prefix}.{field}["):
                     # the CRD keys each list by name; the API server also refuses a name used in two lists
-                    results.append(Result(f"duplicate container name {objectmeta.show(name)} (also {seen[name]})", field=f"{where}.name"))
+                    results.append(Result(f"duplicate container name {objectmeta.show(name)} (also {seen[name]})", field=f"{where}.name", code=Code.API_SERVER))
                 seen.setdefault(name, where)
             results += _ports(container.get("ports"), f"{where}.ports")
             results += _env_names(container.get("env"), f"{where}.env")
@@ -125,7 +125,7 @@ def _env_names(env: Any, prefix: str) -> list[Result]:
         if isinstance(name, str):
             problem = env_name_problem(name)
             if problem:
-                results.append(Result(f"invalid environment variable name {objectmeta.show(name)}: {problem}", field=f"{prefix}[{index}].name"))
+                results.append(Result(f"invalid environment variable name {objectmeta.show(name)}: {problem}", field=f"{prefix}[{index}].name", code=Code.API_SERVER))
     return results
 
 
@@ -151,7 +151,7 @@ def _resources(resources: Any, prefix: str) -> list[Result]:
             except ValueError:
                 continue  # the pod template schema reports the format
             if quantity.sign() < 0:
-                results.append(Result(f"invalid quantity {objectmeta.show(str(quantity))}: must be greater than or equal to 0", field=where))
+                results.append(Result(f"invalid quantity {objectmeta.show(str(quantity))}: must be greater than or equal to 0", field=where, code=Code.API_SERVER))
     return results
 
 
@@ -162,15 +162,16 @@ def _ports(ports: Any, prefix: str) -> list[Result]:
         where = f"{prefix}[{index}]"
         number = port.get("containerPort")
         if isinstance(number, int) and not _port_number(number):
-            results.append(Result(f"must be between 1 and 65535, inclusive (got {number})", field=f"{where}.containerPort"))
+            results.append(Result(f"must be between 1 and 65535, inclusive (got {number})", field=f"{where}.containerPort", code=Code.API_SERVER))
         host = port.get("hostPort")
         if isinstance(host, int) and host != 0 and not _port_number(host):
-            results.append(Result(f"must be between 1 and 65535, inclusive (got {host})", field=f"{where}.hostPort"))
+            results.append(Result(f"must be between 1 and 65535, inclusive (got {host})", field=f"{where}.hostPort", code=Code.API_SERVER))
         protocol = port.get("protocol")
         if isinstance(protocol, str) and protocol not in PROTOCOLS:
             results.append(
                 Result(
-                    f"unsupported protocol {objectmeta.show(protocol)} (supported: {', '.join(PROTOCOLS)})", field=f"{where}.protocol"
+                    f"unsupported protocol {objectmeta.show(protocol)} (supported: {', '.join(PROTOCOLS)})", field=f"{where}.protocol",
+                    code=Code.API_SERVER,
                 )
             )
         name = port.get("name")
@@ -179,7 +180,7 @@ def _ports(ports: Any, prefix: str) -> list[Result]:
             if problem:
                 results.append(_error("port", name, problem, f"{where}.name"))
             elif name in names:
-                results.append(Result(f"duplicate port name {objectmeta.show(name)}", field=f"{where}.name"))
+                results.append(Result(f"duplicate port name {objectmeta.show(name)}", field=f"{where}.name", code=Code.API_SERVER))
             names.add(name)
     return results
 
@@ -206,4 +207,4 @@ def _items(value: Any) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def _error(what: str, name: str, problem: str, field: str) -> Result:
-    return Result(f"invalid {what} name {objectmeta.show(name)}: {problem}", field=field)
+    return Result(f"invalid {what} name {objectmeta.show(name)}: {problem}", field=field, code=Code.API_SERVER)

@@ -24,7 +24,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from renderer.results import Result
+from renderer.results import Code, Result
 
 Path = tuple[str, ...]
 
@@ -229,7 +229,7 @@ def validate(pod_template: Any, prefix: str) -> list[Result]:
     out: list[Result] = []
     for path, fields in REQUIRED:
         for node, where in _objects(spec, path, base):
-            out.extend(Result("required field missing", field=f"{where}.{name}") for name in fields if node.get(name) is None)
+            out.extend(Result("required field missing", field=f"{where}.{name}", code=Code.SCHEMA) for name in fields if node.get(name) is None)
     for path, keys in LIST_MAPS:
         for items, where in _values(spec, path, base):
             if isinstance(items, list):
@@ -246,7 +246,7 @@ def _duplicates(items: list[Any], keys: tuple[str, ...], where: str) -> Iterator
         key = {k: item[k] for k in keys}
         text = json.dumps(key, sort_keys=False)
         if text in seen:
-            yield Result(f"duplicate entry {text} (the list is keyed by {', '.join(keys)})", field=f"{where}[{i}]")
+            yield Result(f"duplicate entry {text} (the list is keyed by {', '.join(keys)})", field=f"{where}[{i}]", code=Code.SCHEMA)
         seen.add(text)
 
 

@@ -80,7 +80,7 @@ def validate_shared_spec(
     out: list[Result] = []
 
     def error(message: str, path: str) -> None:
-        out.append(Result(message, field=f"{prefix}.{path}" if path else prefix))
+        out.append(Result(message, field=f"{prefix}.{path}" if path else prefix, code=Code.WEBHOOK))
 
     # CRD CEL rules on the component (not evaluated on a converted v1alpha1 object: its v1alpha1
     # schema's rules ran before conversion).
@@ -329,18 +329,19 @@ def _pod_template_cel(pod_template: dict[str, Any] | None, prefix: str) -> list[
             Result(
                 "podTemplate backend annotation must be mp or ray, case-insensitively",
                 field=f"{prefix}.podTemplate.metadata.annotations",
+                code=Code.WEBHOOK,
             )
         )
     for key, value in annotations.items():
         if len(value) > 262144:
-            out.append(Result("must have at most 262144 characters", field=f"{prefix}.podTemplate.metadata.annotations[{key}]"))
+            out.append(Result("must have at most 262144 characters", field=f"{prefix}.podTemplate.metadata.annotations[{key}]", code=Code.WEBHOOK))
     spec = _pod_spec(pod_template)
     for i, container in enumerate(spec.get("containers") or []):
         if container.get("name") != consts.MAIN_CONTAINER_NAME and not container.get("image"):
-            out.append(Result("sidecar containers must specify a non-empty image", field=f"{prefix}.podTemplate.spec.containers[{i}]"))
+            out.append(Result("sidecar containers must specify a non-empty image", field=f"{prefix}.podTemplate.spec.containers[{i}]", code=Code.WEBHOOK))
     for i, container in enumerate(spec.get("initContainers") or []):
         if not container.get("image"):
-            out.append(Result("init containers must specify a non-empty image", field=f"{prefix}.podTemplate.spec.initContainers[{i}]"))
+            out.append(Result("init containers must specify a non-empty image", field=f"{prefix}.podTemplate.spec.initContainers[{i}]", code=Code.WEBHOOK))
     return out
 
 
@@ -356,6 +357,7 @@ def _elastic_ep_requires_command(main: dict[str, Any], main_index: int, prefix: 
             "requires an explicit container command; the operator starts the single-pod Ray head by wrapping "
             "that command and cannot start it from the image ENTRYPOINT",
             field=f"{prefix}.podTemplate.spec.containers[{main_index}].command",
+            code=Code.WEBHOOK,
         )
     ]
 
@@ -373,6 +375,7 @@ def ignored_fields(spec: DynamoComponentDeploymentSharedSpec, prefix: str, stand
                 "weight-server pods of the inter-pod layout exist only for Grove-backed DynamoGraphDeployment components",
                 severity=Severity.WARNING,
                 field=f"{prefix}.experimental.gpuMemoryService.mode",
+                code=Code.IGNORED,
             )
         )
     checkpoint = experimental.checkpoint if experimental is not None else None
@@ -381,10 +384,10 @@ def ignored_fields(spec: DynamoComponentDeploymentSharedSpec, prefix: str, stand
         # checkpointRef) uses the job template and the deletion policy.
         reason = "a standalone DCD never creates its checkpoint" if standalone else "a referenced checkpoint is not created"
         if checkpoint.job is not None:
-            out.append(Result(f"has no effect: {reason}", severity=Severity.WARNING, field=f"{prefix}.experimental.checkpoint.job"))
+            out.append(Result(f"has no effect: {reason}", severity=Severity.WARNING, field=f"{prefix}.experimental.checkpoint.job", code=Code.IGNORED))
         if "deletion_policy" in checkpoint.model_fields_set:
             out.append(
-                Result(f"has no effect: {reason}", severity=Severity.WARNING, field=f"{prefix}.experimental.checkpoint.deletionPolicy")
+                Result(f"has no effect: {reason}", severity=Severity.WARNING, field=f"{prefix}.experimental.checkpoint.deletionPolicy", code=Code.IGNORED)
             )
     if spec.topology_constraint is not None:
         out.append(
@@ -392,6 +395,7 @@ def ignored_fields(spec: DynamoComponentDeploymentSharedSpec, prefix: str, stand
                 f"has no effect on {where}: the operator applies topology constraints only on the Grove pathway",
                 severity=Severity.WARNING,
                 field=f"{prefix}.topologyConstraint",
+                code=Code.IGNORED,
             )
         )
     if spec.scaling_adapter is not None:
@@ -403,6 +407,7 @@ def ignored_fields(spec: DynamoComponentDeploymentSharedSpec, prefix: str, stand
                     "has no effect on a standalone DCD: scaling adapters are created only for DynamoGraphDeployment components",
                     severity=Severity.WARNING,
                     field=f"{prefix}.scalingAdapter",
+                    code=Code.IGNORED,
                 )
             )
     return out

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from renderer import consts
-from renderer.results import ResourceRef, Result, Severity
+from renderer.results import Code, ResourceRef, Result, Severity
 
 DOCKER_CONFIG_JSON_TYPE = "kubernetes.io/dockerconfigjson"
 DOCKER_CONFIG_JSON_KEY = ".dockerconfigjson"
@@ -327,6 +327,7 @@ def _registry_hosts(secret: Mapping[str, Any], ref: ResourceRef) -> tuple[list[s
                 severity=Severity.WARNING,
                 resource=ref,
                 field=f"data[{DOCKER_CONFIG_JSON_KEY}]",
+                code=Code.INPUT,
             )
         ]
     hosts: list[str] = []
@@ -339,6 +340,7 @@ def _registry_hosts(secret: Mapping[str, Any], ref: ResourceRef) -> tuple[list[s
                     f"unable to get host for a registry of secret {ref.namespace}/{ref.name}; that entry is not indexed",
                     severity=Severity.WARNING,
                     resource=ref,
+                    code=Code.INPUT,
                 )
             )
             continue
@@ -424,6 +426,7 @@ def build_cluster_state(layers: Sequence[StateLayer], default_namespace: str) ->
                         Result(
                             f"{describe(kind)} without metadata.name in {layer.source}; it is ignored",
                             severity=Severity.WARNING,
+                            code=Code.INPUT,
                         )
                     )
                 continue

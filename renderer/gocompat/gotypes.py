@@ -73,7 +73,7 @@ def _type_error(
     expected: str, value: object, parent: str, key: str | int, results: list[Result]
 ) -> Any:
     results.append(
-        Result(message=f"expected {expected}, got {_kind(value)}", field=_join(parent, key))
+        Result(message=f"expected {expected}, got {_kind(value)}", field=_join(parent, key), code=Code.SCHEMA)
     )
     return _INVALID
 
@@ -100,12 +100,12 @@ def _int_decoder(name: str, bounds: tuple[int, int]) -> Decoder:
         if isinstance(value, float):
             if not (math.isfinite(value) and value.is_integer()):
                 message = f"expected {name}, got non-integral number {value!r}"
-                results.append(Result(message=message, field=_join(parent, key)))
+                results.append(Result(message=message, field=_join(parent, key), code=Code.SCHEMA))
                 return _INVALID
             value = int(value)
         if not low <= value <= high:
             message = f"expected {name}, got {value} (out of range)"
-            results.append(Result(message=message, field=_join(parent, key)))
+            results.append(Result(message=message, field=_join(parent, key), code=Code.SCHEMA))
             return _INVALID
         return value
 
@@ -123,7 +123,7 @@ def _decode_quantity(value: Any, parent: str, key: str | int, results: list[Resu
     except ValueError as err:
         shown = value if isinstance(value, str) else _kind(value)
         message = f'{err} (got "{shown}")'
-        results.append(Result(message=message, field=_join(parent, key)))
+        results.append(Result(message=message, field=_join(parent, key), code=Code.SCHEMA))
         return _INVALID
 
 
@@ -167,7 +167,7 @@ def _decode_time(value: Any, parent: str, key: str | int, results: list[Result])
             utc = None
     if utc is None:
         message = f'expected RFC 3339 time (2006-01-02T15:04:05Z07:00), got "{value}"'
-        results.append(Result(message=message, field=_join(parent, key)))
+        results.append(Result(message=message, field=_join(parent, key), code=Code.SCHEMA))
         return _INVALID
     return (
         f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}"
@@ -271,7 +271,7 @@ class Codec:
         if data is None:
             return self._decode_struct(type_name, {}, path, results), results
         if not isinstance(data, dict):
-            results.append(Result(message=f"expected object, got {_kind(data)}", field=path))
+            results.append(Result(message=f"expected object, got {_kind(data)}", field=path, code=Code.SCHEMA))
             return None, results
         return self._decode_struct(type_name, data, path, results), results
 
@@ -426,7 +426,7 @@ class Codec:
             for raw_key, item in value.items():
                 map_key = key_text(raw_key)
                 if map_key is None:
-                    results.append(Result(message=f"unsupported map key {raw_key!r}", field=path))
+                    results.append(Result(message=f"unsupported map key {raw_key!r}", field=path, code=Code.SCHEMA))
                     continue
                 if item is None:
                     continue

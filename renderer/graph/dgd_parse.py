@@ -25,7 +25,7 @@ from renderer.graph.dgd import (
     DynamoGraphDeploymentSpec,
 )
 from renderer.graph.dgd_webhook import validate_dgd
-from renderer.results import ResourceRef, Result, Severity
+from renderer.results import Code, ResourceRef, Result, Severity
 
 
 def workload_provider(annotations: dict[str, str], grove_enabled: bool) -> str:
@@ -74,6 +74,7 @@ def parse_dgd(
                 severity=Severity.WARNING,
                 field=f"metadata.annotations[{WORKLOAD_PROVIDER_ANNOTATION}]",
                 resource=ref,
+                code=Code.IGNORED,
             )
         )
     # Defaulting webhook (CREATE): provider and origin-version annotations, replicas 1.

@@ -22,7 +22,7 @@ from renderer.graph.dgd import (
     Component,
     RestartStrategy,
 )
-from renderer.results import Result, Severity, unsupported
+from renderer.results import Code, Result, Severity, unsupported
 
 _DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _SEMVER_LENIENT = re.compile(
@@ -48,8 +48,8 @@ def validate_dgd(
     """
     out: list[Result] = []
 
-    def error(message: str, path: str, severity: Severity = Severity.ERROR) -> None:
-        out.append(Result(message, severity=severity, field=path))
+    def error(message: str, path: str, severity: Severity = Severity.ERROR, code: Code = Code.WEBHOOK) -> None:
+        out.append(Result(message, severity=severity, field=path, code=code))
 
     grove = provider == PROVIDER_GROVE
     grove_requirement = f'requires the Grove pathway, but workload provider "{PROVIDER_COMPONENT}" is selected'
@@ -87,6 +87,7 @@ def validate_dgd(
             "(a restart is runtime state and is not rendered)",
             "spec.restart",
             Severity.WARNING,
+            Code.IGNORED,
         )
     # (v1beta1 CRD rules: a converted v1alpha1 DGD was checked against its own schema instead)
     converted = runtime_source != consts.V1BETA1
@@ -166,6 +167,7 @@ def validate_dgd(
                 "operator-managed object; set scalingAdapters: true in the DynamoRenderConfig to emit it",
                 f"{component.path}.scalingAdapter",
                 Severity.INFO,
+                Code.NOTE,
             )
         epp_config = component.raw.get("eppConfig")
         if component.type == consts.COMPONENT_TYPE_EPP and isinstance(epp_config, dict) and isinstance(epp_config.get("config"), dict):
@@ -185,6 +187,7 @@ def validate_dgd(
                 "has no effect on the component pathway: the operator applies topology constraints only with Grove",
                 "spec.topologyConstraint",
                 Severity.WARNING,
+                Code.IGNORED,
             )
         elif spec.topology_constraint.cluster_topology_name:
             error(
@@ -192,6 +195,7 @@ def validate_dgd(
                 "define the requested domains (the operator's webhook reads it from the cluster)",
                 "spec.topologyConstraint.clusterTopologyName",
                 Severity.INFO,
+                Code.NOTE,
             )
     kvt = spec.experimental.kv_transfer_policy if spec.experimental is not None else None
     if kvt is not None and not converted:
@@ -260,16 +264,16 @@ def _validate_restart_order(strategy: RestartStrategy, names: list[str]) -> list
     path = "spec.restart.strategy.order"
     order = strategy.order or []
     if strategy.type == "Parallel":
-        return [Result("Forbidden: cannot be specified when strategy is parallel", field=path)]
+        return [Result("Forbidden: cannot be specified when strategy is parallel", field=path, code=Code.WEBHOOK)]
     out: list[Result] = []
     unique = list(dict.fromkeys(order))
     shown = gotypes.go_json_dumps(order)
     if len(unique) != len(order):
-        out.append(Result(f"Invalid value: {shown}: must be unique", field=path))
+        out.append(Result(f"Invalid value: {shown}: must be unique", field=path, code=Code.WEBHOOK))
     if len(unique) != len(set(names)):
-        out.append(Result(f"Invalid value: {shown}: must have the same number of unique components as the deployment", field=path))
+        out.append(Result(f"Invalid value: {shown}: must have the same number of unique components as the deployment", field=path, code=Code.WEBHOOK))
     supported = ", ".join(f'"{n}"' for n in sorted(names))
     for i, name in enumerate(order):
         if name not in names:
-            out.append(Result(f'Unsupported value: "{name}": supported values: {supported}', field=f"{path}[{i}]"))
+            out.append(Result(f'Unsupported value: "{name}": supported values: {supported}', field=f"{path}[{i}]", code=Code.WEBHOOK))
     return out

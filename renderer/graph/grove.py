@@ -51,7 +51,7 @@ from renderer.pod.gpus import main_container_gpu_count
 from renderer.pod.labels import discovery_backend, is_worker_component
 from renderer.pod.naming import hash_model_name
 from renderer.pod.podspec import generate_base_pod_spec
-from renderer.results import RenderError, Result, Severity, unsupported
+from renderer.results import Code, RenderError, Result, Severity, unsupported
 
 if TYPE_CHECKING:
     from renderer.graph.dgd import DGD, Component
@@ -113,6 +113,7 @@ def resolve_scheduler_queue(annotations: dict[str, str], config: RenderConfig, n
         Result(
             f'kai-scheduler queue "{queue}" is assumed to exist (the operator checks the scheduling.run.ai Queue in the cluster)',
             severity=Severity.INFO,
+            code=Code.NOTE,
         )
     )
     return queue
@@ -459,7 +460,7 @@ def render_pod_clique_set(
             roles = expand_roles(component.name, component.spec)
             own = [render_clique(r, dgd, component, dcd, config, cluster, gpu_count, kai_queue) for r in roles]
         except RenderError as err:
-            raise RenderError(f"component {component.name}: {err.message}", _component_field(component.path, err.field)) from None
+            raise RenderError(f"component {component.name}: {err.message}", _component_field(component.path, err.field), code=err.code) from None
         cliques += own
         inter_pod = is_inter_pod_gms(component.spec)
         explicit = apply_startup_dependencies(own, roles, framework, component.spec.number_of_nodes, inter_pod) or explicit

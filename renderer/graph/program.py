@@ -7,6 +7,7 @@ internal/dynamo/hash.go ComputeDGDWorkersSpecHash.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from renderer import consts
@@ -19,7 +20,7 @@ from renderer.graph.gohash import WorkerTemplate, resolve_runtime_version_for_ha
 from renderer.objects import companions
 from renderer.objects.component import render_component
 from renderer.pod.labels import is_k8s_discovery_enabled, kube_annotations, kube_labels
-from renderer.results import RenderError, Result, Severity
+from renderer.results import Code, RenderError, Result, Severity
 
 
 def compute_worker_hash(dgd: DGD, config: RenderConfig) -> str:
@@ -100,6 +101,7 @@ def _alpha_reads_not_ported_on_grove(dgd: DGD) -> list[Result]:
                     "(the operator applies them); the rendered PodCliqueSet lacks them",
                     severity=Severity.WARNING,
                     field=component.path,
+                    code=Code.UNSUPPORTED,
                 )
             )
     return out
@@ -149,7 +151,7 @@ def render_graph(
             try:
                 apply_checkpoint_startup_policy(obj, component, dgd.namespace, cluster)
             except RenderError as err:
-                raise RenderError(err.message, _component_field(component.path, err.field)) from None
+                raise RenderError(err.message, _component_field(component.path, err.field), code=err.code) from None
         if config.emit == "dcd":
             objects.append(dcd_as_written(obj))
             continue
@@ -160,10 +162,10 @@ def render_graph(
             component_notes: list[Result] = []
             objects += render_component(dcd, config, cluster, component_notes)
         except RenderError as err:
-            raise RenderError(err.message, _component_field(component.path, err.field)) from None
+            raise RenderError(err.message, _component_field(component.path, err.field), code=err.code) from None
         if notes is not None:
             notes.extend(
-                Result(n.message, severity=n.severity, field=_component_field(component.path, n.field))
+                replace(n, field=_component_field(component.path, n.field), resource=None, file="", index=None)
                 for n in component_notes
             )
 

@@ -29,7 +29,7 @@ from renderer.pod.checkpoint_restore import overlay_gms_clients
 from renderer.pod.gpus import main_container_gpu_count
 from renderer.pod.labels import has_legacy_worker_selector, workload_component_type
 from renderer.pod.naming import lws_name, normalize_kube_resource_name
-from renderer.results import RenderError, Result, Severity
+from renderer.results import Code, RenderError, Result, Severity
 
 
 def render_component(
@@ -112,6 +112,7 @@ def _resolve_existing_legacy_selector(dcd: DCD, config: RenderConfig, cluster: C
                     f"existing {source} selects the pre-v1beta1 worker labels: rendered as component type worker, "
                     "as the operator keeps it",
                     severity=Severity.INFO,
+                    code=Code.NOTE,
                 )
             )
             return True

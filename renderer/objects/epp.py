@@ -58,7 +58,7 @@ def endpoint_picker_config(raw: dict[str, Any], path: str) -> dict[str, Any]:
     try:
         text = dcd_spec_go_json({"name": "", "eppConfig": {"config": stamped}}, path="spec")
     except RenderError as err:
-        raise RenderError(err.message, _under(path, err.field)) from None
+        raise RenderError(err.message, _under(path, err.field), code=err.code) from None
     typed: dict[str, Any] = json.loads(text)["eppConfig"]["config"]
     return typed
 
@@ -151,7 +151,7 @@ def _check_struct(raw: Any, struct: str, path: str, out: list[Result]) -> None:
     rows = {row[0]: row[2] for row in dynamo_types.V1BETA1[struct]}
     for key in _REQUIRED.get(struct, ()):
         if raw.get(key) is None:
-            out.append(Result("Required value", field=f"{path}.{key}"))
+            out.append(Result("Required value", field=f"{path}.{key}", code=Code.SCHEMA))
     for key, item in raw.items():
         shape = rows.get(key)
         if shape is None:

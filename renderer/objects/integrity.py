@@ -31,7 +31,7 @@ from renderer.cluster.state import (
     describe,
     kind_of,
 )
-from renderer.results import ResourceRef, Result, Severity
+from renderer.results import Code, ResourceRef, Result, Severity
 
 # Objects every namespace has.
 _ALWAYS_PRESENT = {(SERVICE_ACCOUNT, "default"), (CONFIG_MAP, "kube-root-ca.crt")}
@@ -184,7 +184,7 @@ def report_missing(
             message = f"not found in the cluster: {describe(ref.kind)}/{ref.name} (referenced by {where} {ref.field})"
         else:
             message = f"must exist in the cluster: {describe(ref.kind)}/{ref.name} (referenced by {where} {ref.field})"
-        results.append(Result(message, severity=Severity.WARNING, resource=owner))
+        results.append(Result(message, severity=Severity.WARNING, resource=owner, code=Code.REFERENCE))
     return results
 
 

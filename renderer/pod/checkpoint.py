@@ -31,7 +31,7 @@ from renderer.admission.api import ComponentCheckpointConfig, DynamoCheckpointId
 from renderer.cluster.state import DAEMON_SET, DYNAMO_CHECKPOINT, ClusterState, not_found_message
 from renderer.config import CheckpointStorage
 from renderer.gocompat.gojson import go_json
-from renderer.results import RenderError, Result, Severity, go_quote
+from renderer.results import Code, RenderError, Result, Severity, go_quote
 
 STARTUP_POLICY_IMMEDIATE = "Immediate"
 STARTUP_POLICY_WAIT = "WaitForCheckpoint"
@@ -235,7 +235,7 @@ def _status_note(checkpoint: Mapping[str, Any]) -> list[Result]:
 
 
 def note(message: str) -> Result:
-    return Result(message, severity=Severity.INFO, field=FIELD)
+    return Result(message, severity=Severity.INFO, field=FIELD, code=Code.NOTE)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from renderer import consts
 from renderer.admission.v1alpha1 import paths, schema, webhook
-from renderer.results import RenderError, ResourceRef, Result, describe_kind
+from renderer.results import Code, RenderError, ResourceRef, Result, describe_kind
 
 if TYPE_CHECKING:
     from renderer.admission.api import DCD
@@ -43,7 +43,7 @@ def admit_spec(obj: dict[str, Any], ref: ResourceRef) -> tuple[dict[str, Any] | 
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
-        return None, [Result(f"expected object, got {describe_kind(raw)}", field="spec", resource=ref)]
+        return None, [Result(f"expected object, got {describe_kind(raw)}", field="spec", resource=ref, code=Code.SCHEMA)]
     spec, problems = schema.admit(str(obj.get("kind")), raw)
     results = [r.with_resource(ref) for r in problems]
     if any(r.is_error for r in results):
@@ -56,7 +56,7 @@ def convert(convert: Callable[[dict[str, Any]], dict[str, Any]], obj: dict[str, 
     try:
         return convert(obj), []
     except RenderError as err:
-        return None, [err.to_result(ref)]
+        return None, [err.to_result(ref, stage=Code.CONVERSION)]
 
 
 def mapped(results: list[Result], mapper: Callable[[str], str]) -> list[Result]:

@@ -34,7 +34,7 @@ from typing import Any
 
 from renderer.admission.v1alpha1 import cel
 from renderer.admission.v1alpha1.crd_schema import NODES, ROOTS
-from renderer.results import Result, Severity, describe_kind
+from renderer.results import Code, Result, Severity, describe_kind
 
 # Field paths (property names from the spec; "*" for a map entry) whose value is an embedded
 # Kubernetes type rather than one of Dynamo's own.
@@ -79,8 +79,8 @@ class _Walker:
         self.k8s = k8s
         self.results: list[Result] = []
 
-    def error(self, message: str, path: str, severity: Severity = Severity.ERROR) -> None:
-        self.results.append(Result(message, severity=severity, field=path))
+    def error(self, message: str, path: str, severity: Severity = Severity.ERROR, code: Code = Code.SCHEMA) -> None:
+        self.results.append(Result(message, severity=severity, field=path, code=code))
 
     def walk(self, index: int, value: Any, path: str, names: tuple[str, ...], owned: bool) -> Any:
         """Check one value against node ``index``; return it pruned and defaulted."""
@@ -96,7 +96,7 @@ class _Walker:
         for text, message, _optional_old_self in node.get("x-kubernetes-validations", ()):
             check = cel.rule(text)
             if check is not None and not check(value):
-                self.error(message, path)
+                self.error(message, path, code=Code.WEBHOOK)
         return value
 
     def _type_ok(self, node: dict[str, Any], value: Any, path: str) -> bool:
@@ -160,9 +160,9 @@ class _Walker:
             elif preserve or extra is True:
                 out[key] = copy.deepcopy(item)
             elif owned:
-                self.error(f'unknown field "{key}"', f"{path}.{key}")
+                self.error(f'unknown field "{key}"', f"{path}.{key}", code=Code.UNKNOWN_FIELD)
             else:
-                self.error(f'unknown field "{key}"', f"{path}.{key}", Severity.WARNING)
+                self.error(f'unknown field "{key}"', f"{path}.{key}", Severity.WARNING, Code.UNKNOWN_FIELD)
         # Structural defaults fill absent fields; the default itself is then validated.
         for key, child in properties.items():
             if key not in out and "default" in NODES[child]:

@@ -329,7 +329,7 @@ def _dgd_spec_to_hub(
             )
         except RenderError as err:
             field = err.field if err.field.startswith(("spec.", "metadata.")) else path
-            raise RenderError(f"component {go_quote(name)}: {err.message}", field) from None
+            raise RenderError(f"component {go_quote(name)}: {err.message}", field, code=err.code) from None
         # the services-map key is the component name; a different serviceName is saved
         component["name"] = name
         if service.get("serviceName") and service["serviceName"] != name:

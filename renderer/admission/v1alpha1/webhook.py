@@ -26,7 +26,7 @@ from typing import Any
 
 from renderer import consts
 from renderer.gocompat.runtimeversion import parse_image_version
-from renderer.results import Result, Severity, go_quote
+from renderer.results import Code, Result, Severity, go_quote
 
 FRONTEND_SIDECAR_CONTAINER = "sidecar-frontend"
 
@@ -59,7 +59,7 @@ def validate_dgd(spec: dict[str, Any], name: str, namespace: str) -> list[Result
     out: list[Result] = []
     for i, pvc in enumerate(spec.get("pvcs") or []):
         if not pvc.get("name"):
-            out.append(Result("Required value: is required", field=f"spec.pvcs[{i}].name"))
+            out.append(Result("Required value: is required", field=f"spec.pvcs[{i}].name", code=Code.WEBHOOK))
     services = spec.get("services") or {}
     for service_name in sorted(services):
         service = services[service_name]
@@ -75,10 +75,10 @@ def _validate_shared(spec: dict[str, Any], path: str, dynamo_namespace: str, all
     out: list[Result] = []
 
     def error(message: str, field: str) -> None:
-        out.append(Result(message, field=f"{path}.{field}"))
+        out.append(Result(message, field=f"{path}.{field}", code=Code.WEBHOOK))
 
     def warn(message: str, field: str) -> None:
-        out.append(Result(message, severity=Severity.WARNING, field=f"{path}.{field}"))
+        out.append(Result(message, severity=Severity.WARNING, field=f"{path}.{field}", code=Code.IGNORED))
 
     annotations = spec.get("annotations") or {}
     backend = annotations.get(consts.ANNOTATION_VLLM_DISTRIBUTED_EXECUTOR_BACKEND)
@@ -107,7 +107,7 @@ def _validate_shared(spec: dict[str, Any], path: str, dynamo_namespace: str, all
         error("Required value: is required when ingress is enabled", "ingress.host")
     epp = spec.get("eppConfig")
     if epp is not None and (epp.get("configMapRef") is None) == (epp.get("config") is None):
-        out.append(Result("Forbidden: exactly one of configMapRef or config is required", field=f"{path}.eppConfig"))
+        out.append(Result("Forbidden: exactly one of configMapRef or config is required", field=f"{path}.eppConfig", code=Code.WEBHOOK))
     extra = spec.get("extraPodSpec") or {}
     containers = extra.get("containers") or []
     if spec.get("frontendSidecar") is not None and any(c.get("name") == FRONTEND_SIDECAR_CONTAINER for c in containers):
