@@ -45,6 +45,7 @@ from pathlib import Path
 import pytest
 
 from plugin.yamlio.codec import load_documents
+from renderer.results import Code
 from tests.fuzz.support import add_summary_line, contract_problems, render
 
 CORPUS = Path(__file__).parent / "data" / "corpus"
@@ -190,6 +191,8 @@ def test_corpus_manifest(name: str) -> None:
     sources = [d.obj for d in load_documents((CORPUS / name).read_text(encoding="utf-8"), name)[0]]
     problems = contract_problems(run, sources=sources)
     assert not problems, "\n".join(problems[:20]) + "\n--- stderr ---\n" + run.stderr[:3000]
+    # errors as data: every result names the rule it reports
+    assert not [r.line() for r in run.results if r.code is Code.UNCLASSIFIED]
     if run.code == 0:
         OUTCOMES[name] = ("rendered", [])
     else:
@@ -219,6 +222,8 @@ def test_corpus_manifest_grove_on(name: str, grove_on_config: Path) -> None:
     sources = [d.obj for d in load_documents(text, name)[0]]
     problems = contract_problems(run, sources=sources)
     assert not problems, "\n".join(problems[:20]) + "\n--- stderr ---\n" + run.stderr[:3000]
+    # errors as data: every result names the rule it reports
+    assert not [r.line() for r in run.results if r.code is Code.UNCLASSIFIED]
     if run.code != 0:
         GROVE_OUTCOMES[name] = ("refused", list(dict.fromkeys(reason(r.message, r.field) for r in run.errors)))
         return

@@ -1,0 +1,61 @@
+"""Errors as data: every result the renderer reports names its rule with a documented code.
+
+Strict modes and the pre-commit hooks decide on ``Result.code``, never on message text, so a
+result without a code (``unclassified``) would escape them. The goldens cover the rules the
+renderer ports; the corpus test (tests/test_corpus.py) checks the same over real manifests.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from renderer.results import Code, Result, RenderError, unsupported
+from tests.fuzz.support import render
+from tests.test_golden import CASES
+
+README = Path(__file__).parents[2] / "README.md"
+
+
+def _render_case(case: Path) -> list[Result]:
+    meta = yaml.safe_load((case / "case.yaml").read_text()) or {}
+    config = case / "config.yaml"
+    cluster = case / "cluster.yaml"
+    extra = {"cluster_state": cluster} if cluster.exists() else {}
+    if meta.get("companions") is not None:
+        extra["companions"] = meta["companions"]
+    run = render(
+        [case / "input.yaml"],
+        namespace=meta.get("namespace"),
+        keep_sources=bool(meta.get("keepSources", False)),
+        lws=meta.get("lws"),
+        config=config if config.exists() else None,
+        **extra,
+    )
+    return run.results
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c.parent.name}/{c.name}" for c in CASES])
+def test_golden_results_carry_a_rule_code(case: Path) -> None:
+    unclassified = [r.line() for r in _render_case(case) if r.code is Code.UNCLASSIFIED]
+    assert not unclassified
+
+
+def test_error_goldens_report_the_expected_families() -> None:
+    """The refusing goldens between them exercise every family of error the renderer reports."""
+    codes = {r.code for case in CASES if (case / "errors.txt").exists() for r in _render_case(case) if r.is_error}
+    assert {Code.SCHEMA, Code.UNKNOWN_FIELD, Code.WEBHOOK, Code.RENDER, Code.UNSUPPORTED, Code.INPUT} <= codes
+
+
+def test_a_render_error_takes_the_code_of_the_stage_that_catches_it() -> None:
+    assert RenderError("boom").to_result().code is Code.RENDER
+    assert RenderError("boom").to_result(stage=Code.CONVERSION).code is Code.CONVERSION
+    assert unsupported("spec.x").to_result(stage=Code.CONVERSION).code is Code.UNSUPPORTED
+
+
+def test_every_code_is_documented_in_the_readme() -> None:
+    documented = set(re.findall(r"^\| `([a-z-]+)` \|", README.read_text(), flags=re.M))
+    assert {code.value for code in Code} <= documented
