@@ -19,7 +19,6 @@ environment's: one line on stderr, exit code 1.
 from __future__ import annotations
 
 import gc
-import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -278,7 +277,7 @@ def _run(args: list[str], prog_name: str) -> Any:
     try:
         command = short_way(args, prog_name)
         if command is not None:
-            importlib.import_module(_FRONT_ENDS[args[0]])
+            __import__(_FRONT_ENDS[args[0]])
     finally:
         gc.enable()
     if command is None:
