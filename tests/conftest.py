@@ -27,6 +27,8 @@ SLOW_TESTS = (
     "unit/test_hostile_yaml.py::test_billion_laughs_is_refused_before_memory_grows",
     "unit/test_schemas.py::test_thousands_of_objects_validate_quickly",
     "unit/test_copy_json.py::test_copy_equals_deepcopy",
+    "unit/test_console.py::test_both_ways_give_the_same_output_and_exit_codes",
+    "unit/test_console.py::test_rendering_one_dcd_imports_only_what_it_needs",
 )
 
 

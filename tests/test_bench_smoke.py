@@ -33,10 +33,44 @@ def test_render_benchmark_smoke(tmp_path: Path) -> None:
     data = json.loads(report.read_text(encoding="utf-8"))
     assert data["dcds"] == 20
     assert data["objects"] > 20  # every DCD renders to several objects
-    for name in ("render", "kustomize", "round_trip", "render_one", "kustomize_one", "render_small", "render_large"):
+    for name in ("render", "kustomize", "round_trip", "render_one", "render_one_dgd", "kustomize_one", "render_small",
+                 "render_large"):
         assert data["wall_seconds"][name] > 0
+        assert data["cpu_seconds"][name] > 0
+    for name in ("render", "kustomize", "round_trip", "render_small", "render_large"):
         assert data["rss_mib"][name] > 0
-    assert set(data["ratios"]) == {"p1", "p2", "p3", "p4_time", "p4_rss_mib"}
+    assert set(data["ratios"]) == {"p1", "p2", "p3", "p3_cpu", "p3_dgd", "p3_dgd_cpu", "p4_time", "p4_rss_mib"}
+    # The -X importtime breakdown of the one-DCD run names our own modules.
+    assert any(row["module"].startswith(("plugin.", "renderer.")) for row in data["imports_ms"])
+    assert "| module | cumulative ms | self ms |" in done.stdout
+
+
+def test_cold_start_benchmark_alone(tmp_path: Path) -> None:
+    report = tmp_path / "cold.json"
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--cold-only", "--cold-repeat", "1", "--importtime-runs", "1", "--json", str(report)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "| P3 cold start" in done.stdout and "1 DGD with 4 components" in done.stdout
+    assert "| P1" not in done.stdout
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert set(data["wall_seconds"]) == {"render_one", "render_one_dgd", "kustomize_one"}
+
+
+def test_generated_dgd_has_four_components() -> None:
+    sys.path.insert(0, str(BENCH.parent))
+    try:
+        import render_bench
+    finally:
+        sys.path.remove(str(BENCH.parent))
+    dgd = render_bench.generate_dgd()
+    assert dgd["kind"] == "DynamoGraphDeployment"
+    assert [c["name"] for c in dgd["spec"]["components"]] == ["frontend", "decode", "prefill", "planner"]
+    assert all("backendFramework" not in c for c in dgd["spec"]["components"])
 
 
 def test_generated_bundle_follows_the_corpus_mix(tmp_path: Path) -> None:

@@ -161,7 +161,6 @@ def run_cli(*args: str, stdin: str | None = None, cwd: Path | None = None) -> su
                           cwd=cwd or ROOT, env=env, check=False)
 
 
-@pytest.mark.slow
 def test_both_ways_give_the_same_output_and_exit_codes(tmp_path: Path) -> None:
     (tmp_path / "dcd.yaml").write_text(DCD)
     (tmp_path / "bad.yaml").write_text(DCD.replace("replicas: 1", "replicas: -1"))
@@ -197,7 +196,6 @@ def imported_modules(result: subprocess.CompletedProcess[str]) -> set[str]:
     return {line.split("|")[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
 
 
-@pytest.mark.slow
 def test_rendering_one_dcd_imports_only_what_it_needs(tmp_path: Path) -> None:
     (tmp_path / "dcd.yaml").write_text(DCD)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
