@@ -19,7 +19,7 @@ from typing import Any
 from renderer import consts
 from renderer.admission.api import DCD
 from renderer.pod.backends import BackendContext, get_backend
-from renderer.pod import failover, gms
+from renderer.pod import gms
 from renderer.pod.backends.common import LWS, Deployer
 from renderer.pod.checkpoint import CheckpointInfo
 from renderer.pod.checkpoint_restore import apply_probe_cadence
@@ -422,6 +422,9 @@ def generate_base_pod_spec(
         gms.apply_intra_pod_gms(pod_spec, list(gms_spec.extra_client_containers or []), parent, component_name(dcd))
 
     # Intra-pod failover clones the (GMS-shaped) main container into two engines.
-    if experimental is not None and experimental.failover is not None and failover.is_intra_pod(experimental.failover.mode):
-        failover.build_failover_pod(pod_spec, number_of_nodes, framework)
+    if experimental is not None and experimental.failover is not None:
+        from renderer.pod import failover  # only for a component that asks for failover (start-up time)
+
+        if failover.is_intra_pod(experimental.failover.mode):
+            failover.build_failover_pod(pod_spec, number_of_nodes, framework)
     return pod_spec

@@ -79,12 +79,13 @@ def dcd_view(obj: dict[str, Any]) -> AlphaView:
 
     Mirrors: internal/dynamo/v1beta1_helpers.go getDCDAlphaSharedSpec (convertDCDToAlpha)
     """
-    from renderer.admission.v1alpha1.from_v1beta1 import dcd_from_v1beta1
-
     metadata = obj.get("metadata") or {}
     spec = obj.get("spec") or {}
     if not has_dcd_preservation(metadata.get("annotations") or {}):
         return plain_view(str(spec.get("type") or ""))
+    # The conversion modules only for a DCD that carries preserved v1alpha1 data (start-up time).
+    from renderer.admission.v1alpha1.from_v1beta1 import dcd_from_v1beta1
+
     alpha = dcd_from_v1beta1(obj)
     return view_of_alpha_component(alpha.get("spec") or {})
 
