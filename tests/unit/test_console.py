@@ -174,8 +174,9 @@ def test_both_ways_give_the_same_output_and_exit_codes(tmp_path: Path) -> None:
     assert run_cli("render", "--help").stdout.startswith("Usage: dynamo-render render")
 
 
-# Modules a one-DCD render must not import: the DGD, Grove, checkpoint-job and v1alpha1 code, the
-# live client, the other YAML library, and the libraries only other command lines need.
+# Modules a one-DCD render (vLLM, no failover, no preserved v1alpha1 data) must not import: the DGD,
+# Grove and v1alpha1 conversion code, other backends, failover, the live client, the other YAML
+# library, the libraries only other command lines need, and the other front ends.
 NOT_NEEDED_FOR_ONE_DCD = (
     "click",
     "pydantic",
@@ -184,6 +185,12 @@ NOT_NEEDED_FOR_ONE_DCD = (
     "renderer.graph",
     "renderer.admission.v1alpha1.admit",
     "renderer.admission.v1alpha1.to_v1beta1",
+    "renderer.admission.v1alpha1.from_v1beta1",
+    "renderer.admission.v1alpha1.shared_from",
+    "renderer.pod.failover",
+    "renderer.pod.backends.sglang",
+    "renderer.pod.backends.trtllm",
+    "renderer.pod.backends.noop",
     "plugin.frontends.krm",
     "plugin.frontends.cmp",
     "plugin.frontends.diff",
