@@ -51,6 +51,23 @@ _SNAPSHOT_LABELS = (
     consts.LABEL_SNAPSHOT_IS_RESTORE_TARGET,
     consts.LABEL_SNAPSHOT_CHECKPOINT_ID,
 )
+# The annotations a restore candidate's metadata is rebuilt from (stale ones are removed first).
+_CANDIDATE_ANNOTATIONS = frozenset(
+    (
+        consts.ANNOTATION_SNAPSHOT_ARTIFACT_VERSION,
+        consts.ANNOTATION_SNAPSHOT_STORAGE_TYPE,
+        consts.ANNOTATION_SNAPSHOT_STORAGE_BASE_PATH,
+        consts.ANNOTATION_CHECKPOINT_RESTORE_CANDIDATE,
+        consts.ANNOTATION_CHECKPOINT_NAME,
+        consts.ANNOTATION_CHECKPOINT_STARTUP_POLICY,
+        consts.ANNOTATION_SNAPSHOT_TARGET_CONTAINERS,
+    )
+)
+# A restore target's: the candidate's plus the restore status a previous restore left.
+_RESTORE_ANNOTATIONS = _CANDIDATE_ANNOTATIONS | {
+    consts.ANNOTATION_SNAPSHOT_RESTORE_STATUS,
+    consts.ANNOTATION_SNAPSHOT_RESTORE_CONTAINER_ID,
+}
 
 
 @dataclass(frozen=True)
@@ -314,16 +331,7 @@ def restore_candidate_metadata(
     Mirrors: internal/checkpoint/podspec.go ApplyRestoreCandidateMetadata.
     """
     labels_out = {k: v for k, v in labels.items() if k not in _SNAPSHOT_LABELS}
-    drop = {
-        consts.ANNOTATION_SNAPSHOT_ARTIFACT_VERSION,
-        consts.ANNOTATION_SNAPSHOT_STORAGE_TYPE,
-        consts.ANNOTATION_SNAPSHOT_STORAGE_BASE_PATH,
-        consts.ANNOTATION_CHECKPOINT_RESTORE_CANDIDATE,
-        consts.ANNOTATION_CHECKPOINT_NAME,
-        consts.ANNOTATION_CHECKPOINT_STARTUP_POLICY,
-        consts.ANNOTATION_SNAPSHOT_TARGET_CONTAINERS,
-    }
-    annotations_out = {k: v for k, v in annotations.items() if k not in drop}
+    annotations_out = {k: v for k, v in annotations.items() if k not in _CANDIDATE_ANNOTATIONS}
     if not info.enabled or not info.exists or not info.name:
         return labels_out, annotations_out
     annotations_out[consts.ANNOTATION_CHECKPOINT_RESTORE_CANDIDATE] = consts.LABEL_VALUE_TRUE
@@ -349,18 +357,9 @@ def restore_pod_metadata(
     enabled = info is not None and info.enabled and info.ready
     storage = storage_from_config(storage_config) if enabled else None
     labels_out = {k: v for k, v in labels.items() if k not in _SNAPSHOT_LABELS}
-    drop = {
-        consts.ANNOTATION_SNAPSHOT_ARTIFACT_VERSION,
-        consts.ANNOTATION_SNAPSHOT_RESTORE_STATUS,
-        consts.ANNOTATION_SNAPSHOT_RESTORE_CONTAINER_ID,
-        consts.ANNOTATION_SNAPSHOT_TARGET_CONTAINERS,
-        consts.ANNOTATION_SNAPSHOT_STORAGE_TYPE,
-        consts.ANNOTATION_SNAPSHOT_STORAGE_BASE_PATH,
-        consts.ANNOTATION_CHECKPOINT_RESTORE_CANDIDATE,
-        consts.ANNOTATION_CHECKPOINT_NAME,
-        consts.ANNOTATION_CHECKPOINT_STARTUP_POLICY,
+    annotations_out = {
+        k: v for k, v in annotations.items() if k not in _RESTORE_ANNOTATIONS and not k.startswith(_RESTORE_STATUS_PREFIXES)
     }
-    annotations_out = {k: v for k, v in annotations.items() if k not in drop and not k.startswith(_RESTORE_STATUS_PREFIXES)}
     if not enabled or info is None:
         return labels_out, annotations_out
     labels_out[consts.LABEL_SNAPSHOT_IS_RESTORE_TARGET] = consts.LABEL_VALUE_TRUE
