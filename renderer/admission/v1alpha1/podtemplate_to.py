@@ -163,6 +163,17 @@ def _plain_resources(resources: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def pod_metadata(extra: dict[str, Any] | None) -> dict[str, Any]:
+    """The pod template metadata a v1alpha1 ``extraPodMetadata`` stands for (its non-empty maps)."""
+    meta: dict[str, Any] = {}
+    if extra:
+        if extra.get("annotations"):
+            meta["annotations"] = dict(extra["annotations"])
+        if extra.get("labels"):
+            meta["labels"] = dict(extra["labels"])
+    return meta
+
+
 def merge_envs(common: list[dict[str, Any]], specific: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
     """``common`` then ``specific``, deduplicated by name, ``specific`` winning in place.
 
@@ -295,15 +306,9 @@ def build_pod_template(
     if not (has_pod_template_content(src, pod_template_origin) or has_frontend_sidecar_ref):
         return None
     template: dict[str, Any] = {}
-    metadata = src.get("extraPodMetadata")
-    if metadata is not None:
-        meta: dict[str, Any] = {}
-        if metadata.get("annotations"):
-            meta["annotations"] = dict(metadata["annotations"])
-        if metadata.get("labels"):
-            meta["labels"] = dict(metadata["labels"])
-        if meta:
-            template["metadata"] = meta
+    meta = pod_metadata(src.get("extraPodMetadata"))
+    if meta:
+        template["metadata"] = meta
     pod, _main = extra_pod_spec_parts(src.get("extraPodSpec"))
     spec: dict[str, Any] = copy_json(pod)
     main = semantic_main_container(src)

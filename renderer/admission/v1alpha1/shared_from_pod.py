@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from renderer.admission.v1alpha1.podtemplate_to import merge_envs, resources_to_native
+from renderer.admission.v1alpha1.podtemplate_to import merge_envs, pod_metadata, resources_to_native
 from renderer.gocompat.quantity import canonical_quantity
 
 Obj = dict[str, Any]
@@ -260,12 +260,7 @@ def project_pod_template(alpha: Obj | None) -> Obj | None:
     if alpha is None or not has_pod_template_content(alpha, False):
         return None
     tpl: Obj = {}
-    meta = alpha.get("extraPodMetadata") or {}
-    md: Obj = {}
-    if meta.get("annotations"):
-        md["annotations"] = dict(meta["annotations"])
-    if meta.get("labels"):
-        md["labels"] = dict(meta["labels"])
+    md = pod_metadata(alpha.get("extraPodMetadata"))
     if md:
         tpl["metadata"] = md
     eps = alpha.get("extraPodSpec") or {}
