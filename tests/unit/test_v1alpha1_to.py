@@ -329,3 +329,13 @@ def test_converted_annotations_over_the_size_limit_are_refused() -> None:
     with pytest.raises(RenderError) as err:
         dgd_to_v1beta1(obj)
     assert err.value.message == "metadata.annotation: Too long: may not be more than 262144 bytes"
+
+
+def test_item_to_resource_list_keeps_parsable_strings_only() -> None:
+    """itemToResourceList: gpu under gpuType (nvidia.com/gpu by default); unparsable or non-string values are left out."""
+    from renderer.admission.v1alpha1.podtemplate_to import item_to_resource_list
+
+    item = {"cpu": "500m", "memory": 1, "gpu": "2", "custom": {"example.com/fpga": "x", "example.com/nic": "1"}}
+    assert item_to_resource_list(item) == {"cpu": "500m", "example.com/nic": "1", "nvidia.com/gpu": "2"}
+    assert item_to_resource_list({"gpu": "1", "gpuType": "amd.com/gpu"}) == {"amd.com/gpu": "1"}
+    assert item_to_resource_list({}) is None

@@ -63,8 +63,14 @@ def extra_pod_spec_is_zero(eps: dict[str, Any] | None) -> bool:
     return pod_spec_is_zero(pod) and container_is_empty(main)
 
 
-def _quantity(text: str) -> str | None:
-    """resource.ParseQuantity then MarshalJSON; None when it does not parse (the key is skipped)."""
+def _quantity(text: Any) -> str | None:
+    """resource.ParseQuantity then MarshalJSON; None when it does not parse (the key is skipped).
+
+    A ResourceItem's fields are strings; anything else (only a hand-edited preservation
+    annotation can hold one) is skipped like an unparsable quantity.
+    """
+    if not isinstance(text, str):
+        return None
     try:
         return parse_quantity(text).string()
     except ValueError:
