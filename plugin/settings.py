@@ -1,8 +1,10 @@
-"""Turning the user's configuration files and flags into a RenderConfig.
+"""The plugin's settings: the DynamoRenderConfig schema, and turning files and flags into a RenderConfig.
 
 Accepted: an OperatorConfiguration document (the operator's own config), and our
 DynamoRenderConfig document (plugin settings, which may embed or reference the operator
-config). With neither, the operator Helm chart's defaults are assumed.
+config). With neither, the operator Helm chart's defaults are assumed. The DynamoRenderConfig
+schema, file paths included, is this module's; the core receives only ``PluginChoices``
+(``renderer.config``). The same object is the KRM functionConfig and the CMP parameter file.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from plugin.files import read_text
 from plugin.options import CommonOptions, settings_overrides
@@ -19,15 +21,116 @@ from plugin.yamlio.codec import load_documents
 from renderer import consts
 from renderer.cluster.state import StateLayer
 from renderer.config import (
-    RENDER_CONFIG_KIND,
+    DEFAULT_OPERATOR_VERSION,
     OperatorConfiguration,
+    PluginChoices,
     RenderConfig,
-    RenderSettings,
     build_render_config,
     parse_operator_config,
-    parse_render_settings,
 )
-from renderer.results import Result
+from renderer.model import BaseModel, ConfigDict, Field, ValidationError
+from renderer.results import Code, Result, field_path
+
+RENDER_CONFIG_API_VERSION = "config.dynamo-render.dev/v1alpha1"
+RENDER_CONFIG_KIND = "DynamoRenderConfig"
+
+# ---------------------------------------------------------------------------------------------
+# The DynamoRenderConfig schema
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid", populate_by_name=False, defer_build=True)
+
+
+class Gates(_Strict):
+    """Feature gates the operator detects from the cluster at start-up; explicit inputs here.
+
+    ``None`` means auto-detect: use the cluster API facts when known, else the default.
+    """
+
+    lws: bool | None = None
+    grove: bool | None = None
+    checkpoint: bool | None = None
+    dra: bool | None = None
+    # Stands in for the operator's detection of scheduling.run.ai when its config leaves KAI unset.
+    kai_scheduler: bool | None = Field(default=None, alias="kaiScheduler")
+
+
+class RenderSettings(_Strict):
+    """The ``spec`` of a DynamoRenderConfig."""
+
+    operator_config: dict[str, Any] | None = Field(default=None, alias="operatorConfig")
+    operator_config_path: str | None = Field(default=None, alias="operatorConfigPath")
+    namespace: str | None = None
+    keep_sources: bool = Field(default=False, alias="keepSources")
+    companions: bool = True
+    gates: Gates = Field(default_factory=Gates)
+    api_versions: list[str] | None = Field(default=None, alias="apiVersions")
+    # A cluster-state file (Kubernetes objects, e.g. kubectl get -o yaml output), relative to this config.
+    cluster_state_path: str | None = Field(default=None, alias="clusterStatePath")
+    # The operator version that admits DGDs (stamped as nvidia.com/dynamo-operator-origin-version).
+    operator_version: str = Field(default=DEFAULT_OPERATOR_VERSION, alias="operatorVersion")
+    # "workloads" renders DGDs down to Deployments/LWS; "dcd" stops at the generated DCDs.
+    emit: Literal["workloads", "dcd"] = "workloads"
+    # Emit DynamoGraphDeploymentScalingAdapter objects for components that ask for one.
+    scaling_adapters: bool = Field(default=False, alias="scalingAdapters")
+    # Fail on any warning as on an error (the front ends apply it to their whole run).
+    strict: bool = False
+
+    def choices(self) -> PluginChoices:
+        """What the core needs of these settings."""
+        gates = self.gates
+        return PluginChoices(
+            lws=gates.lws,
+            grove=gates.grove,
+            checkpoint=gates.checkpoint,
+            dra=gates.dra,
+            kai_scheduler=gates.kai_scheduler,
+            api_versions=tuple(self.api_versions) if self.api_versions is not None else None,
+            companions=self.companions,
+            operator_version=self.operator_version,
+            emit=self.emit,
+            scaling_adapters=self.scaling_adapters,
+        )
+
+
+def parse_render_settings(doc: dict[str, Any]) -> tuple[RenderSettings | None, list[Result]]:
+    """Validate a DynamoRenderConfig document (apiVersion, kind, optional metadata, spec)."""
+    results: list[Result] = []
+    if doc.get("apiVersion") != RENDER_CONFIG_API_VERSION or doc.get("kind") != RENDER_CONFIG_KIND:
+        results.append(
+            Result(
+                f'expected apiVersion "{RENDER_CONFIG_API_VERSION}" and kind "{RENDER_CONFIG_KIND}", '
+                f'got "{doc.get("apiVersion")}" "{doc.get("kind")}"',
+                field="kind",
+            )
+        )
+        return None, results
+    unknown = sorted(set(doc) - {"apiVersion", "kind", "metadata", "spec"})
+    for key in unknown:
+        results.append(Result(f'unknown field "{key}"', field=key, code=Code.UNKNOWN_FIELD))
+    spec = doc.get("spec") or {}
+    if not isinstance(spec, dict):
+        results.append(Result("expected object", field="spec"))
+        return None, results
+    try:
+        settings = RenderSettings.model_validate(spec)
+    except ValidationError as err:
+        for error in err.errors(include_url=False):
+            extra = error["type"] == "extra_forbidden"
+            message = f'unknown field "{error["loc"][-1]}"' if extra else str(error["msg"]).lower()
+            code = Code.UNKNOWN_FIELD if extra else Code.CONFIG
+            results.append(Result(message, field=field_path("spec", tuple(error["loc"])), code=code))
+        return None, results
+    if settings.operator_config is not None and settings.operator_config_path is not None:
+        results.append(Result("set operatorConfig or operatorConfigPath, not both", field="spec"))
+    if results:
+        return None, results
+    return settings, results
+
+
+# ---------------------------------------------------------------------------------------------
+# Resolving
 
 
 @dataclass(frozen=True)
@@ -157,7 +260,7 @@ def resolve_settings(
         return None, results
 
     cluster_versions = next((list(src.api_versions) for src in (*layers, *extra_layers) if src.api_versions is not None), None)
-    config, problems = build_render_config(operator, settings, api_versions, cluster_versions)
+    config, problems = build_render_config(operator, settings.choices(), api_versions, cluster_versions)
     results.extend(problems)
     if any(r.is_error for r in results):
         return None, results
@@ -186,4 +289,15 @@ def settings_from_args(
     )
 
 
-__all__ = ["RENDER_CONFIG_KIND", "CommonOptions", "Settings", "load_operator_config", "resolve_settings", "settings_from_args"]
+__all__ = [
+    "RENDER_CONFIG_API_VERSION",
+    "RENDER_CONFIG_KIND",
+    "CommonOptions",
+    "Gates",
+    "RenderSettings",
+    "Settings",
+    "load_operator_config",
+    "parse_render_settings",
+    "resolve_settings",
+    "settings_from_args",
+]

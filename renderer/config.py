@@ -1,13 +1,14 @@
-"""Operator configuration and the plugin's own settings.
+"""Operator configuration, and the plugin choices the core needs.
 
 ``OperatorConfiguration`` is the operator's own document
 (``operator.config.dynamo.nvidia.com/v1alpha1``); we apply the operator's defaults and
 validation to it so a user can reuse the config their operator runs with. When no document is
 given at all, we use what the operator's Helm chart renders with its default values.
 
-``DynamoRenderConfig`` holds the plugin-only settings (feature gates, keep-sources, ...) and may
-embed an OperatorConfiguration. The same object is the KRM functionConfig and the CMP parameter
-file (DESIGN decision 2).
+The plugin's own settings document (``DynamoRenderConfig``: its schema, file paths included)
+lives in the plugin (``plugin.settings``); the core takes only ``PluginChoices``, plain typed
+data: the gates a user forced, the cluster's API versions, and what to emit.
+``build_render_config`` combines them into the ``RenderConfig`` the renderer reads.
 
 Mirrors: api/config/v1alpha1/{types.go,defaults.go}, api/config/validation/validation.go,
 deploy/helm/charts/platform/components/operator/templates/operator-config.yaml.
@@ -16,17 +17,15 @@ deploy/helm/charts/platform/components/operator/templates/operator-config.yaml.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from renderer.model import BaseModel, ConfigDict, Field, ValidationError
 
 from renderer import consts
 from renderer.results import Code, Result, Severity, field_path
 
-RENDER_CONFIG_API_VERSION = "config.dynamo-render.dev/v1alpha1"
 # The operator release at the reference commit (deploy/helm/charts/platform Chart appVersion).
 DEFAULT_OPERATOR_VERSION = "1.5.0"
-RENDER_CONFIG_KIND = "DynamoRenderConfig"
 
 
 class _Loose(BaseModel):
@@ -379,17 +378,15 @@ def _unknown_fields(model: BaseModel, prefix: str) -> list[Result]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Plugin settings
+# What the core takes from the plugin's settings
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid", populate_by_name=False, defer_build=True)
+@dataclass(frozen=True)
+class PluginChoices:
+    """The plugin settings the core needs, as plain data (the schema is ``plugin.settings``).
 
-
-class Gates(_Strict):
-    """Feature gates the operator detects from the cluster at start-up; explicit inputs here.
-
-    ``None`` means auto-detect: use the cluster API facts when known, else the default.
+    A gate left ``None`` is detected as the operator does: from the cluster API facts when
+    known, else its default.
     """
 
     lws: bool | None = None
@@ -397,29 +394,16 @@ class Gates(_Strict):
     checkpoint: bool | None = None
     dra: bool | None = None
     # Stands in for the operator's detection of scheduling.run.ai when its config leaves KAI unset.
-    kai_scheduler: bool | None = Field(default=None, alias="kaiScheduler")
-
-
-class RenderSettings(_Strict):
-    """The ``spec`` of a DynamoRenderConfig."""
-
-    operator_config: dict[str, Any] | None = Field(default=None, alias="operatorConfig")
-    operator_config_path: str | None = Field(default=None, alias="operatorConfigPath")
-    namespace: str | None = None
-    keep_sources: bool = Field(default=False, alias="keepSources")
+    kai_scheduler: bool | None = None
+    # Cluster API group/versions when the settings name them (apiVersions), else None.
+    api_versions: tuple[str, ...] | None = None
     companions: bool = True
-    gates: Gates = Field(default_factory=Gates)
-    api_versions: list[str] | None = Field(default=None, alias="apiVersions")
-    # A cluster-state file (Kubernetes objects, e.g. kubectl get -o yaml output), relative to this config.
-    cluster_state_path: str | None = Field(default=None, alias="clusterStatePath")
     # The operator version that admits DGDs (stamped as nvidia.com/dynamo-operator-origin-version).
-    operator_version: str = Field(default=DEFAULT_OPERATOR_VERSION, alias="operatorVersion")
+    operator_version: str = DEFAULT_OPERATOR_VERSION
     # "workloads" renders DGDs down to Deployments/LWS; "dcd" stops at the generated DCDs.
-    emit: Literal["workloads", "dcd"] = "workloads"
+    emit: str = "workloads"
     # Emit DynamoGraphDeploymentScalingAdapter objects for components that ask for one.
-    scaling_adapters: bool = Field(default=False, alias="scalingAdapters")
-    # Fail on any warning as on an error (the front ends apply it to their whole run).
-    strict: bool = False
+    scaling_adapters: bool = False
 
 
 @dataclass(frozen=True)
@@ -523,7 +507,7 @@ def resolve_dra_gate(configured: bool | None, plugin_setting: bool | None, api_v
 
 def build_render_config(
     operator: OperatorConfiguration | None,
-    settings: RenderSettings | None = None,
+    choices: PluginChoices | None = None,
     api_versions: list[str] | None = None,
     cluster_api_versions: list[str] | None = None,
 ) -> tuple[RenderConfig, list[Result]]:
@@ -532,17 +516,19 @@ def build_render_config(
     API versions: the front end's (``KUBE_API_VERSIONS``), else the settings' ``apiVersions``,
     else those of the cluster state (a cluster-state file, a live lookup).
     """
-    settings = settings or RenderSettings()
+    settings = choices or PluginChoices()
     source = "given" if operator is not None else "helm-defaults"
     operator = operator or helm_default_operator_config()
-    versions = api_versions if api_versions is not None else settings.api_versions
+    versions = api_versions if api_versions is not None else (
+        list(settings.api_versions) if settings.api_versions is not None else None
+    )
     if versions is None:
         versions = cluster_api_versions
-    lws, reason, results = resolve_lws_gate(operator.orchestrators.lws.enabled, settings.gates.lws, versions)
+    lws, reason, results = resolve_lws_gate(operator.orchestrators.lws.enabled, settings.lws, versions)
     # The checkpoint gate needs the PodSnapshot API besides the operator setting.
     checkpoint = operator.checkpoint.enabled
-    if settings.gates.checkpoint is not None:
-        checkpoint = settings.gates.checkpoint
+    if settings.checkpoint is not None:
+        checkpoint = settings.checkpoint
     elif checkpoint and versions is not None:
         # The operator refuses to start when checkpointing is on and PodSnapshot is not served.
         entries = [v.strip() for v in versions]
@@ -564,14 +550,14 @@ def build_render_config(
     if source == "given":
         grove = operator.orchestrators.grove.enabled
         if grove is None:
-            grove = settings.gates.grove
+            grove = settings.grove
         if grove is None:
             grove = versions is not None and _serves_group(versions, "grove.io")
     else:
-        grove = settings.gates.grove if settings.gates.grove is not None else bool(operator.orchestrators.grove.enabled)
-    dra, dra_problems = resolve_dra_gate(operator.dra.enabled, settings.gates.dra, versions)
+        grove = settings.grove if settings.grove is not None else bool(operator.orchestrators.grove.enabled)
+    dra, dra_problems = resolve_dra_gate(operator.dra.enabled, settings.dra, versions)
     results.extend(dra_problems)
-    kai, volcano, scheduler_results = resolve_scheduler_gates(operator, source, settings.gates.kai_scheduler, versions)
+    kai, volcano, scheduler_results = resolve_scheduler_gates(operator, source, settings.kai_scheduler, versions)
     results += scheduler_results
     config = RenderConfig(
         dra_enabled=dra,
@@ -635,41 +621,3 @@ def _serves_group(api_versions: list[str], group: str) -> bool:
     """True when a KUBE_API_VERSIONS-style list (``group/version[/Kind]``) serves ``group``."""
     prefix = group + "/"
     return any(entry.strip().startswith(prefix) for entry in api_versions)
-
-
-Emit = Literal["workloads", "dcd"]
-
-
-def parse_render_settings(doc: dict[str, Any]) -> tuple[RenderSettings | None, list[Result]]:
-    """Validate a DynamoRenderConfig document (apiVersion, kind, optional metadata, spec)."""
-    results: list[Result] = []
-    if doc.get("apiVersion") != RENDER_CONFIG_API_VERSION or doc.get("kind") != RENDER_CONFIG_KIND:
-        results.append(
-            Result(
-                f'expected apiVersion "{RENDER_CONFIG_API_VERSION}" and kind "{RENDER_CONFIG_KIND}", '
-                f'got "{doc.get("apiVersion")}" "{doc.get("kind")}"',
-                field="kind",
-            )
-        )
-        return None, results
-    unknown = sorted(set(doc) - {"apiVersion", "kind", "metadata", "spec"})
-    for key in unknown:
-        results.append(Result(f'unknown field "{key}"', field=key, code=Code.UNKNOWN_FIELD))
-    spec = doc.get("spec") or {}
-    if not isinstance(spec, dict):
-        results.append(Result("expected object", field="spec"))
-        return None, results
-    try:
-        settings = RenderSettings.model_validate(spec)
-    except ValidationError as err:
-        for error in err.errors(include_url=False):
-            extra = error["type"] == "extra_forbidden"
-            message = f'unknown field "{error["loc"][-1]}"' if extra else str(error["msg"]).lower()
-            code = Code.UNKNOWN_FIELD if extra else Code.CONFIG
-            results.append(Result(message, field=field_path("spec", tuple(error["loc"])), code=code))
-        return None, results
-    if settings.operator_config is not None and settings.operator_config_path is not None:
-        results.append(Result("set operatorConfig or operatorConfigPath, not both", field="spec"))
-    if results:
-        return None, results
-    return settings, results

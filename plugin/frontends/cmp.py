@@ -57,11 +57,10 @@ from plugin.frontends.cmp_params import (
     escape_param_name,
     resolve_options,
 )
-from plugin.settings import Settings, resolve_settings
+from plugin.settings import RENDER_CONFIG_API_VERSION, RENDER_CONFIG_KIND, Settings, parse_render_settings, resolve_settings
 from plugin.ownership import renamed_after_render
 from plugin.yamlio.codec import Document, dump_documents, load_documents
 from renderer import consts
-from renderer.config import RENDER_CONFIG_API_VERSION, RENDER_CONFIG_KIND, parse_render_settings
 from renderer.bundle import Item, is_dcd, is_dgd, render_bundle
 from renderer.results import ResourceRef, Result, Severity, strict
 

@@ -42,7 +42,7 @@ import yaml
 from plugin import ownership
 from plugin.files import MAX_FILE_BYTES, MAX_OBJECTS, MAX_RENDERED_OBJECTS, decode, limit_text, too_many_objects, too_many_rendered
 from plugin.options import configmap_keys
-from plugin.settings import Settings, resolve_settings
+from plugin.settings import RENDER_CONFIG_API_VERSION, RENDER_CONFIG_KIND, RenderSettings, Settings, resolve_settings
 from plugin.frontends.krm_wire import (
     INDEX_ANNOTATION,
     LEGACY_INDEX_ANNOTATION,
@@ -67,13 +67,7 @@ from plugin.yamlio.nodes import UnwritableInput, read_nodes  # noqa: F401 (Unwri
 from renderer import consts
 from renderer.clashes import Identities, Origin, identity_of
 from renderer.cluster.state import BUNDLE_SOURCE, StateLayer, build_cluster_state
-from renderer.config import (
-    RENDER_CONFIG_API_VERSION,
-    RENDER_CONFIG_KIND,
-    RenderSettings,
-    build_render_config,
-    parse_operator_config,
-)
+from renderer.config import build_render_config, parse_operator_config
 from renderer.bundle import Item, is_dcd, is_dgd, render_bundle
 from renderer.results import ResourceRef, Result, Severity, describe_kind, strict
 
@@ -159,7 +153,7 @@ def _operator_config_settings(config: dict[str, Any]) -> tuple[Settings | None, 
     if operator is None or any(r.is_error for r in results):
         return None, results
     plugin_settings = RenderSettings()
-    render_config, problems = build_render_config(operator, plugin_settings)
+    render_config, problems = build_render_config(operator, plugin_settings.choices())
     results.extend(problems)
     if any(r.is_error for r in results):
         return None, results

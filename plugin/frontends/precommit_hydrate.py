@@ -50,7 +50,7 @@ from plugin.yamlio.codec import dump_documents, load_documents
 from renderer import consts
 from renderer.clashes import Identities
 from renderer.cluster.state import BUNDLE_SOURCE, StateLayer, build_cluster_state
-from renderer.config import RENDER_CONFIG_API_VERSION, RENDER_CONFIG_KIND
+from plugin.settings import RENDER_CONFIG_API_VERSION, RENDER_CONFIG_KIND
 from renderer.bundle import Item, render_bundle
 from renderer.results import Result
 

@@ -24,7 +24,7 @@ import pytest
 import yaml
 
 from plugin.frontends import cmp
-from renderer.config import RenderSettings
+from plugin.settings import RenderSettings
 
 SECRET_NAME = "outside-pull-secret"
 
