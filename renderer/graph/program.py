@@ -62,7 +62,9 @@ def _refused(obj: dict[str, Any], results: list[Result], component: Component) -
     first = next((r for r in results if r.is_error), None)
     detail = f"{first.field}: {first.message}" if first else "invalid"
     name = (obj.get("metadata") or {}).get("name", "")
-    return RenderError(f"the API server would refuse the generated DynamoComponentDeployment {name}: {detail}", component.path)
+    return RenderError(
+        f"the API server would refuse the generated DynamoComponentDeployment {name}: {detail}", component.path, code=Code.API_SERVER
+    )
 
 
 def _alpha_reads_not_ported_on_grove(dgd: DGD) -> list[Result]:
