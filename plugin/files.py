@@ -11,7 +11,7 @@ import os
 import stat
 import sys
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
+from renderer.records import dataclass
 
 from plugin.yamlio.codec import Document, load_documents
 from renderer.results import Result

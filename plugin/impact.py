@@ -22,7 +22,7 @@ Pure: no I/O. The ``diff`` command renders both sides and formats what this retu
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from renderer.records import dataclass, field
 from typing import Any
 
 from renderer import consts

@@ -9,7 +9,7 @@ KRM ConfigMap keys (``plugin.frontends.krm``) are generated from it; a unit test
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from renderer.records import dataclass
 from typing import Any
 
 BOOL_VALUES = ("true", "false")

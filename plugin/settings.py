@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from renderer.records import dataclass
 from typing import Any, Literal
 
 from plugin.files import read_text

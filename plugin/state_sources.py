@@ -15,7 +15,7 @@ list is reported and left unknown; every kind listed is known in full for that n
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from renderer.records import dataclass
 from typing import Any
 
 from plugin.files import load_sources, read_sources

@@ -19,7 +19,7 @@ One source failing never hides another; every problem comes back as a Result.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from renderer.records import dataclass, field
 from typing import Any
 
 from renderer import consts

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from renderer.records import dataclass
 from typing import Any
 
 from renderer.results import Code, ResourceRef, Result

@@ -16,7 +16,7 @@ deploy/helm/charts/platform/components/operator/templates/operator-config.yaml.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from renderer.records import dataclass, field
 from typing import Any
 
 from renderer.model import BaseModel, ConfigDict, Field, ValidationError

@@ -10,7 +10,7 @@ Mirrors: sigs.k8s.io/kustomize/kyaml/fn/framework result.go (shape only).
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, replace
+from renderer.records import dataclass, replace
 from collections.abc import Mapping
 from typing import Any
 

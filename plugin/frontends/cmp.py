@@ -40,7 +40,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from renderer.records import dataclass, replace
 from types import FrameType
 from typing import Any, TextIO
 

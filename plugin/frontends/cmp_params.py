@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from renderer.records import dataclass
 from typing import Any
 
 from plugin.options import Option, announcement, cmp_parameters

@@ -23,7 +23,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from renderer.records import dataclass
 from typing import Any, TextIO
 
 from plugin.files import Source, read_sources

@@ -19,7 +19,7 @@ import subprocess
 import tarfile
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from renderer.records import dataclass, replace
 from typing import Any, TextIO
 
 from plugin.files import load_sources, read_sources

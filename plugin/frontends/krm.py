@@ -34,7 +34,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from renderer.records import dataclass, field
 from typing import Any, TextIO
 
 import yaml

@@ -14,7 +14,7 @@ kyaml/kio/kioutil (path and index annotations), api/internal/plugins/execplugin/
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from renderer.records import dataclass, field
 from typing import Any, TextIO
 
 import yaml

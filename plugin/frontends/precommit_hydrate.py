@@ -39,7 +39,7 @@ import os
 import shlex
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass
+from renderer.records import dataclass
 from typing import Any, TextIO
 
 from plugin.files import MAX_RENDERED_OBJECTS, ObjectBudget, Source, too_many_rendered, manifest_files, read_bytes, read_sources

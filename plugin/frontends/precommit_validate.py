@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from renderer.records import dataclass, replace
 from typing import TYPE_CHECKING, TextIO
 
 from plugin.files import ObjectBudget, Source, read_sources

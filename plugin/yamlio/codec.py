@@ -23,7 +23,7 @@ import math
 import re
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from renderer.records import dataclass
 from typing import Any
 
 import yaml

@@ -13,7 +13,7 @@ Field paths are the renderer's JSON-path strings: ``spec.podTemplate.spec.contai
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from renderer.records import replace
 from typing import Any, TextIO
 
 import yaml

@@ -12,7 +12,7 @@ config/crd/bases/nvidia.com_dynamocomponentdeployments.yaml (schema and defaults
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from renderer.records import dataclass, field
 from typing import Any, Literal
 
 from renderer.model import BaseModel, ConfigDict, CustomError, Field, ValidationInfo, field_validator

@@ -10,7 +10,7 @@ default), the API server's metadata rules.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from renderer.records import dataclass
 from typing import Any, TypeVar
 
 from renderer.model import ValidationError

@@ -10,7 +10,7 @@ internal/webhook/validation/{dynamocomponentdeployment.go,shared_v1beta1.go,shar
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from renderer.records import dataclass
 from typing import Any
 
 from renderer import consts

@@ -29,7 +29,7 @@ import binascii
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from renderer.records import dataclass, field
 from typing import Any
 
 from renderer import consts

@@ -22,7 +22,7 @@ with the helpers in amount.go, math.go, suffix.go and scale_int.go.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from renderer.records import dataclass
 from decimal import Decimal
 
 DECIMAL_EXPONENT = "DecimalExponent"

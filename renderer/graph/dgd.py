@@ -10,7 +10,7 @@ Mirrors: api/v1beta1/dynamographdeployment_types.go.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from renderer.records import dataclass, field
 from typing import Any, Literal
 
 from renderer.model import Field

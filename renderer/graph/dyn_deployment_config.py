@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from renderer.records import dataclass, field
 from typing import Any
 
 from renderer import consts

@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from renderer.records import dataclass, field
 from typing import Any
 
 from renderer import consts

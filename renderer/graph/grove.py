@@ -207,7 +207,7 @@ def gms_clique_pod_spec(
     Mirrors: internal/dynamo/graph.go generatePodSpecForRole (RoleGMS branch), failover.go
     gmsWeightServerPodSpec
     """
-    from dataclasses import replace
+    from renderer.records import replace
 
     from renderer.pod import failover, gms
 

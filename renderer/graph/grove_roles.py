@@ -11,7 +11,7 @@ LongestPodCliqueNameForDGDComponent, PCSNameForDGD.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from renderer.records import dataclass
 
 from renderer import consts
 from renderer.admission.api import DynamoComponentDeploymentSharedSpec

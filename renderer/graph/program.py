@@ -7,7 +7,7 @@ internal/dynamo/hash.go ComputeDGDWorkersSpecHash.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from renderer.records import replace
 from typing import Any
 
 from renderer import consts

@@ -9,7 +9,7 @@ path), api/v1alpha1/dynamographdeployment_conversion.go ConvertTo.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from renderer.records import replace
 from typing import TYPE_CHECKING, Any
 
 from renderer.admission.v1alpha1 import admit, paths, webhook

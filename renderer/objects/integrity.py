@@ -15,7 +15,7 @@ One pass over the rendered pod specs, against an index of (kind, namespace, name
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from renderer.records import dataclass
 from typing import Any
 
 from renderer.cluster.state import (

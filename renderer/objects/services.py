@@ -9,7 +9,7 @@ internal/controller/dynamocomponentdeployment_controller.go dcdIngressSpec.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from renderer.records import dataclass
 from typing import Any
 
 from renderer import consts

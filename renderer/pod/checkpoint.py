@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from renderer.records import dataclass
 from typing import Any
 
 from renderer import consts

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from renderer.records import dataclass, replace
 from typing import Any
 
 from renderer import consts

@@ -8,7 +8,7 @@ component_planner.go, component_epp.go, internal/dynamo/epp/{config.go,inference
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from renderer.records import dataclass
 from typing import Any
 
 from renderer import consts

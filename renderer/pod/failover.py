@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass
+from renderer.records import dataclass
 from typing import Any
 
 from renderer import consts

@@ -24,7 +24,7 @@ api/v1alpha1/*_conversion.go ConvertTo.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from renderer.records import replace
 from typing import TYPE_CHECKING, Any
 
 from renderer import consts

@@ -24,7 +24,7 @@ getResourceAnnotations, dcdIngressSpec.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from renderer.records import dataclass, field
 from typing import Any
 
 from renderer import consts

@@ -7,7 +7,7 @@ internal/dynamo/grove.go GroveMultinodeDeployer.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from renderer.records import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # renderer.admission.api imports this package's flag helpers at run time

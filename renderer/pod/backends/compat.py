@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from itertools import zip_longest
-from dataclasses import dataclass
+from renderer.records import dataclass
 
 from renderer import consts
 
