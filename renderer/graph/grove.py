@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from renderer import consts
 from renderer.admission.api import DCD, DynamoComponentDeploymentSharedSpec
 from renderer.admission.parse import parse_dcd
+from renderer.admission.v1alpha1.alpha_view import AlphaView, dgd_component_views
 from renderer.cluster.state import ClusterState
 from renderer.config import RenderConfig
 from renderer.gocompat.gojson import format_go_duration, parse_go_duration
@@ -145,11 +146,31 @@ def component_topology_constraint(spec: DynamoComponentDeploymentSharedSpec, dgd
 # Cliques
 
 
-def clique_labels(dgd: DGD, component: Component, template_labels: dict[str, str], config: RenderConfig) -> dict[str, str]:
-    """System labels, then the DGD's spec labels and the pod template's, then system labels again.
+def grove_alpha_views(dgd: DGD) -> dict[str, AlphaView]:
+    """What the Grove pathway reads of each component's v1alpha1 form, by component name.
 
-    Mirrors: internal/dynamo/graph.go generateLabels and setMetricsLabels (metrics follow the
-    DGD's own ``nvidia.com/enable-metrics`` annotation).
+    The DGD is converted back to v1alpha1 (preserved data restored from ``nvidia.com/dgd-spec``);
+    a component missing from that form reads as the empty view. Of the view the Grove pathway
+    uses the labels, the annotations, the sub-component type and (frontends only) the ingress;
+    it never reads ``dynamoNamespace`` (the Dynamo namespace comes from the v1beta1 spec alone).
+    Mirrors: internal/dynamo/graph.go getDGDAlphaComponent, getDGDComponentAlphaLabels,
+    getDGDComponentAlphaAnnotations, getDGDComponentAlphaSubComponentType, GetDynamoNamespace.
+    """
+    views = dgd_component_views(dgd.source)
+    return {c.name: views.get(c.name, AlphaView()) for c in dgd.components}
+
+
+def clique_labels(
+    dgd: DGD, component: Component, template_labels: dict[str, str], config: RenderConfig, view: AlphaView
+) -> dict[str, str]:
+    """System labels, then the DGD's spec labels, the preserved v1alpha1 component labels and the
+    pod template's, then system labels again.
+
+    The sub-component type label comes from the component's v1alpha1 view (a promoted
+    ``prefill``/``decode`` type, or a converted DGD's own ``subComponentType``, e.g. ``planner``).
+    Mirrors: internal/dynamo/graph.go generateLabels (with getDGDComponentAlphaLabels and
+    getDGDComponentAlphaSubComponentType) and setMetricsLabels (metrics follow the DGD's own
+    ``nvidia.com/enable-metrics`` annotation).
     """
     system: dict[str, str] = {
         consts.LABEL_SELECTOR: f"{dgd.name}-{component.name.lower()}",
@@ -160,8 +181,8 @@ def clique_labels(dgd: DGD, component: Component, template_labels: dict[str, str
         system[consts.LABEL_COMPONENT_TYPE] = component.type
     if dgd.has_epp() and is_worker_component(component.type):
         system[consts.LABEL_COMPONENT_CLASS] = "worker"
-    if component.type in (consts.COMPONENT_TYPE_PREFILL, consts.COMPONENT_TYPE_DECODE):
-        system[consts.LABEL_SUB_COMPONENT_TYPE] = component.type
+    if view.sub_component_type:
+        system[consts.LABEL_SUB_COMPONENT_TYPE] = view.sub_component_type
     system[consts.LABEL_NAMESPACE] = dgd.dynamo_namespace(component)
     labels = dict(system)
     model = component.spec.model_ref
@@ -170,6 +191,7 @@ def clique_labels(dgd: DGD, component: Component, template_labels: dict[str, str
     if dgd.annotations.get(consts.ANNOTATION_ENABLE_METRICS) != consts.LABEL_VALUE_FALSE:
         labels[consts.LABEL_METRICS_ENABLED] = consts.LABEL_VALUE_TRUE
     labels.update(dgd.spec.labels or {})
+    labels.update(view.labels)
     labels.update(template_labels)
     labels.update(system)
     if template_labels.get(consts.LABEL_WORKER_HASH):
@@ -180,13 +202,17 @@ def clique_labels(dgd: DGD, component: Component, template_labels: dict[str, str
     return labels
 
 
-def clique_annotations(dgd: DGD, component: Component, template_annotations: dict[str, str]) -> dict[str, str]:
-    """The DGD's spec annotations under the pod template's; topology keys only from the KV policy.
+def clique_annotations(
+    dgd: DGD, component: Component, template_annotations: dict[str, str], view: AlphaView
+) -> dict[str, str]:
+    """The DGD's spec annotations, then the preserved v1alpha1 component annotations, then the
+    pod template's; topology keys only from the KV policy.
 
-    Mirrors: internal/dynamo/graph.go generateAnnotations and the annotation steps of
-    buildCliqueForRole (applyKvTransferPolicyTopologyAnnotations).
+    Mirrors: internal/dynamo/graph.go generateAnnotations (with getDGDComponentAlphaAnnotations)
+    and the annotation steps of buildCliqueForRole (applyKvTransferPolicyTopologyAnnotations).
     """
     annotations = dict(dgd.spec.annotations or {})
+    annotations.update(view.annotations)
     annotations.update(template_annotations)
     for key in consts.TOPOLOGY_SOURCE_ANNOTATION_KEYS:
         annotations.pop(key, None)
@@ -231,6 +257,7 @@ def render_clique(
     cluster: ClusterState,
     gpu_count: Callable[[], int],
     kai_queue: str,
+    view: AlphaView,
 ) -> dict[str, Any]:
     """One PodCliqueTemplateSpec: the role's pod spec, replicas, minAvailable, labels, scheduler.
 
@@ -271,7 +298,7 @@ def render_clique(
         "replicas": role.replicas,
         "minAvailable": min_available,
     }
-    labels = clique_labels(dgd, component, dcd.pod_template_labels, config)
+    labels = clique_labels(dgd, component, dcd.pod_template_labels, config, view)
     # Failover engines form a cohort the cascade controller deletes together; weight servers
     # never register with discovery.
     if is_inter_pod_failover(spec) and role.role != "gms":
@@ -282,7 +309,7 @@ def render_clique(
     if config.kai_scheduler_enabled and pod_spec.get("schedulerName") == KAI_SCHEDULER_NAME:
         labels[KAI_QUEUE_LABEL] = kai_queue
     clique: dict[str, Any] = {"name": role.name.lower(), "labels": labels}
-    annotations = clique_annotations(dgd, component, dcd.pod_template_annotations)
+    annotations = clique_annotations(dgd, component, dcd.pod_template_annotations, view)
     if annotations:
         clique["annotations"] = annotations
     if not scaling_group:
@@ -445,6 +472,7 @@ def render_pod_clique_set(
     scaling_groups: list[dict[str, Any]] = []
     claim_templates: list[dict[str, Any]] = []
     explicit = False
+    views = grove_alpha_views(dgd)
     for component, obj in generate_dcds(dgd, worker_hash):
         checkpoint = component.spec.experimental.checkpoint if component.spec.experimental is not None else None
         if config.checkpoint_enabled and checkpoint is not None and checkpoint.enabled:
@@ -458,7 +486,7 @@ def render_pod_clique_set(
             framework = _backend_framework(dcd)
             gpu_count = _once(_gpu_counter(dcd, cluster))
             roles = expand_roles(component.name, component.spec)
-            own = [render_clique(r, dgd, component, dcd, config, cluster, gpu_count, kai_queue) for r in roles]
+            own = [render_clique(r, dgd, component, dcd, config, cluster, gpu_count, kai_queue, views[component.name]) for r in roles]
         except RenderError as err:
             raise RenderError(f"component {component.name}: {err.message}", _component_field(component.path, err.field), code=err.code) from None
         cliques += own

@@ -3,14 +3,16 @@
 On the Grove pathway no DCD exists, so the DGD controller creates what the DCD controller
 would: a headless Service per base model, each component's Service (every component under
 Kubernetes discovery, else only frontends), the headless Service a single-pod elastic-EP
-leader is joined at, and the frontend's Ingress or VirtualService.
+leader is joined at, and the frontend's Ingress or VirtualService. A converted v1alpha1 DGD's
+preserved component labels and annotations go on the component Services, and a frontend's
+preserved ``ingress`` replaces the default one from the operator configuration.
 
 Mirrors: internal/controller/dgd_grove_stable_resources_reconciler.go Reconcile,
 reconcileComponentService, isSinglePodElasticEPLeader, reconcileElasticEPLeaderService,
 reconcileFrontendIngress; internal/dynamo/model_service.go ReconcileModelServicesForComponents,
 generateHeadlessServiceForModel; internal/dynamo/graph.go GenerateComponentService,
 ElasticEPLeaderServiceName, GenerateElasticEPHeadlessService, GetDGDComponentResourceLabels,
-GetDGDComponentResourceAnnotations.
+GetDGDComponentResourceAnnotations, GetDGDComponentPreservedIngressSpec.
 """
 
 from __future__ import annotations
@@ -20,12 +22,15 @@ from typing import TYPE_CHECKING, Any
 from renderer import consts
 from renderer.config import RenderConfig
 from renderer.admission.flags import is_elastic_ep_ray_launch
+from renderer.admission.v1alpha1.alpha_view import AlphaView
 from renderer.pod.labels import is_k8s_discovery_enabled, is_worker_component, object_meta
 from renderer.pod.naming import normalize_kube_resource_name
 from renderer.objects.services import (
+    IngressSpec,
     component_service,
     default_ingress_spec,
     model_service,
+    preserved_ingress_spec,
     render_named_ingress,
     render_named_virtual_service,
 )
@@ -43,18 +48,22 @@ def render_stable_resources(dgd: DGD, config: RenderConfig, worker_hash: str) ->
     ``worker_hash`` is the hash the worker components' pod templates carry on this render (the
     Services of workers are labelled with it, as their pods are).
     """
+    from renderer.graph.grove import grove_alpha_views
+
     objects = render_model_services(dgd)
     k8s_discovery = is_k8s_discovery_enabled(config.operator.discovery.backend, dgd.annotations)
+    views = grove_alpha_views(dgd)
     for component in dgd.components:
-        labels = component_resource_labels(dgd, component, worker_hash)
-        annotations = component_resource_annotations(dgd, component)
+        view = views[component.name]
+        labels = component_resource_labels(dgd, component, worker_hash, view)
+        annotations = component_resource_annotations(dgd, component, view)
         service_name = f"{dgd.name}-{component.name.lower()}"
         if k8s_discovery or component.type == consts.COMPONENT_TYPE_FRONTEND:
             objects.append(render_component_service(dgd, component, service_name, labels, annotations, k8s_discovery))
         if is_single_pod_elastic_ep_leader(component):
             objects.append(render_elastic_ep_leader_service(dgd, component, service_name, labels, annotations))
         if component.type == consts.COMPONENT_TYPE_FRONTEND:
-            spec = default_ingress_spec(dgd.name, config.operator.ingress)
+            spec = frontend_ingress_spec(dgd, view, config)
             ingress = render_named_ingress(service_name, dgd.namespace, spec)
             if ingress is not None:
                 objects.append(ingress)
@@ -62,6 +71,19 @@ def render_stable_resources(dgd: DGD, config: RenderConfig, worker_hash: str) ->
             if virtual_service is not None:
                 objects.append(virtual_service)
     return objects
+
+
+def frontend_ingress_spec(dgd: DGD, view: AlphaView, config: RenderConfig) -> IngressSpec:
+    """A frontend's ingress: its preserved v1alpha1 ``ingress`` when it has one, else the default.
+
+    Only frontends get an ingress on the Grove pathway; a preserved ingress of another component
+    type is not read there (the component pathway honours it on any component).
+    Mirrors: internal/controller/dgd_grove_stable_resources_reconciler.go reconcileFrontendIngress;
+    internal/dynamo/graph.go GetDGDComponentPreservedIngressSpec, GenerateDefaultIngressSpec.
+    """
+    if view.ingress is not None:
+        return preserved_ingress_spec(view.ingress)
+    return default_ingress_spec(dgd.name, config.operator.ingress)
 
 
 def render_model_services(dgd: DGD) -> list[dict[str, Any]]:
@@ -86,22 +108,29 @@ def _template_metadata(component: Component) -> dict[str, Any]:
     return (component.pod_template or {}).get("metadata") or {}
 
 
-def component_resource_labels(dgd: DGD, component: Component, worker_hash: str) -> dict[str, str]:
-    """The DGD's spec labels under the component's pod-template labels (workers: plus the hash).
+def component_resource_labels(dgd: DGD, component: Component, worker_hash: str, view: AlphaView) -> dict[str, str]:
+    """The DGD's spec labels, then the preserved v1alpha1 component labels, then the component's
+    pod-template labels (workers: plus the hash).
 
     Mirrors: internal/dynamo/graph.go GetDGDComponentResourceLabels (on the render copy that
-    carries the worker hash).
+    carries the worker hash; with getDGDComponentAlphaLabels).
     """
     labels = dict(dgd.spec.labels or {})
+    labels.update(view.labels)
     labels.update(_template_metadata(component).get("labels") or {})
     if worker_hash and is_worker_component(component.type):
         labels[consts.LABEL_WORKER_HASH] = worker_hash
     return labels
 
 
-def component_resource_annotations(dgd: DGD, component: Component) -> dict[str, str]:
-    """Mirrors: internal/dynamo/graph.go GetDGDComponentResourceAnnotations."""
+def component_resource_annotations(dgd: DGD, component: Component, view: AlphaView) -> dict[str, str]:
+    """The DGD's spec annotations, the preserved v1alpha1 component annotations, the pod template's.
+
+    Mirrors: internal/dynamo/graph.go GetDGDComponentResourceAnnotations (with
+    getDGDComponentAlphaAnnotations).
+    """
     annotations = dict(dgd.spec.annotations or {})
+    annotations.update(view.annotations)
     annotations.update(_template_metadata(component).get("annotations") or {})
     return annotations
 

@@ -67,48 +67,6 @@ def _refused(obj: dict[str, Any], results: list[Result], component: Component) -
     )
 
 
-def _alpha_reads_not_ported_on_grove(dgd: DGD) -> list[Result]:
-    """A warning per component whose preserved v1alpha1 data the Grove renderer does not apply yet.
-
-    The operator's Grove pathway reads a converted DGD's preserved v1alpha1 component labels,
-    annotations, sub-component type, Dynamo namespace and ingress (internal/dynamo/graph.go
-    getDGDAlphaComponent, dgd_grove_stable_resources_reconciler.go); the component pathway here
-    applies them, the Grove renderer does not yet. Never silently: each such field is named.
-    """
-    from renderer.admission.v1alpha1.alpha_view import ANNOTATION_DGD_SPEC, dgd_component_views, plain_view
-
-    if ANNOTATION_DGD_SPEC not in (dgd.annotations or {}):
-        return []
-    out: list[Result] = []
-    by_name = {c.name: c for c in dgd.components}
-    for name, view in sorted(dgd_component_views(dgd.source).items()):
-        component = by_name.get(name)
-        if component is None:
-            continue
-        fields = [
-            label
-            for label, present in (
-                ("labels", bool(view.labels)),
-                ("annotations", bool(view.annotations)),
-                ("subComponentType", view.sub_component_type != plain_view(component.type).sub_component_type),
-                ("dynamoNamespace", view.dynamo_namespace is not None),
-                ("ingress", view.ingress is not None),
-            )
-            if present
-        ]
-        if fields:
-            out.append(
-                Result(
-                    f"preserved v1alpha1 {', '.join(fields)} of this component are not applied on the Grove pathway yet "
-                    "(the operator applies them); the rendered PodCliqueSet lacks them",
-                    severity=Severity.WARNING,
-                    field=component.path,
-                    code=Code.UNSUPPORTED,
-                )
-            )
-    return out
-
-
 def render_graph(
     dgd: DGD, config: RenderConfig, cluster: ClusterState, notes: list[Result] | None = None
 ) -> list[dict[str, Any]]:
@@ -134,8 +92,6 @@ def render_graph(
         # A fresh install: the worker components carry the worker hash (none without workers).
         has_workers = any(c.type in consts.WORKER_COMPONENT_TYPES for c in dgd.components)
         hash_value = compute_worker_hash(dgd, config) if has_workers else ""
-        if notes is not None:
-            notes.extend(_alpha_reads_not_ported_on_grove(dgd))
         objects.append(render_pod_clique_set(dgd, config, cluster, hash_value, notes if notes is not None else []))
         objects += render_stable_resources(dgd, config, hash_value)
         return objects + _render_scaling_adapters(dgd, config)

@@ -173,23 +173,32 @@ def ingress_spec(dcd: DCD, config: IngressConfiguration) -> IngressSpec | None:
     """
     preserved = dcd.alpha.ingress
     if preserved is not None:
-        tls = preserved.get("tls")
-        return IngressSpec(
-            enabled=bool(preserved.get("enabled")),
-            host=str(preserved.get("host") or ""),
-            use_virtual_service=bool(preserved.get("useVirtualService")),
-            virtual_service_gateway=preserved.get("virtualServiceGateway"),
-            ingress_class_name=preserved.get("ingressControllerClassName"),
-            tls_secret_name=str(tls.get("secretName") or "") if isinstance(tls, dict) else None,
-            host_suffix=preserved.get("hostSuffix"),
-            host_prefix=preserved.get("hostPrefix"),
-        )
+        return preserved_ingress_spec(preserved)
     if dcd.component_type != consts.COMPONENT_TYPE_FRONTEND:
         return None
     parent = dcd.owner_dgd or dcd.labels.get(consts.LABEL_GRAPH_DEPLOYMENT_NAME, "")
     if not parent:
         return None
     return default_ingress_spec(parent, config)
+
+
+def preserved_ingress_spec(preserved: dict[str, Any]) -> IngressSpec:
+    """A preserved v1alpha1 ``ingress`` read as the operator's internal ingress shape.
+
+    Mirrors: internal/dynamo/v1beta1_helpers.go GetDCDPreservedAlphaIngressSpec and
+    internal/dynamo/graph.go GetDGDComponentPreservedIngressSpec (both a JSON round trip).
+    """
+    tls = preserved.get("tls")
+    return IngressSpec(
+        enabled=bool(preserved.get("enabled")),
+        host=str(preserved.get("host") or ""),
+        use_virtual_service=bool(preserved.get("useVirtualService")),
+        virtual_service_gateway=preserved.get("virtualServiceGateway"),
+        ingress_class_name=preserved.get("ingressControllerClassName"),
+        tls_secret_name=str(tls.get("secretName") or "") if isinstance(tls, dict) else None,
+        host_suffix=preserved.get("hostSuffix"),
+        host_prefix=preserved.get("hostPrefix"),
+    )
 
 
 def default_ingress_spec(dgd_name: str, config: IngressConfiguration) -> IngressSpec:

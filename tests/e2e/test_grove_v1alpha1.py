@@ -1,8 +1,9 @@
-"""A converted v1alpha1 DGD on the Grove pathway: preserved component data is never dropped silently.
+"""A converted v1alpha1 DGD on the Grove pathway: preserved component data is applied, as the operator does.
 
-The Grove renderer does not apply a v1alpha1 component's preserved labels, annotations,
-sub-component type, Dynamo namespace or ingress yet (the operator does); each such component gets
-a warning naming the fields, and ``strict`` turns it into an error.
+The operator's Grove pathway reads a component's preserved v1alpha1 labels, annotations,
+sub-component type and (frontends) ingress (internal/dynamo/graph.go getDGDAlphaComponent);
+the golden cases ``tests/golden/grove/v1alpha1-preserved-*`` pin the objects. Here, through the
+installed command: the data reaches the PodCliqueSet and nothing warns that it was dropped.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+
+import yaml
 
 DGD = """\
 apiVersion: nvidia.com/v1alpha1
@@ -45,23 +48,28 @@ def _render(tmp_path: Path, extra: str, strict: bool = False) -> subprocess.Comp
     )
 
 
-def test_preserved_labels_and_annotations_are_named_in_a_warning(tmp_path: Path) -> None:
-    run = _render(tmp_path, "      labels: {team: a}\n      annotations: {note: b}\n")
-    assert run.returncode == 0, run.stderr
-    assert "kind: PodCliqueSet" in run.stdout
-    (line,) = [l for l in run.stderr.splitlines() if "Grove pathway" in l]
-    assert "[warning] DynamoGraphDeployment/chat" in line
-    assert "preserved v1alpha1 labels, annotations of this component are not applied" in line
+def _clique(stdout: str) -> dict[str, object]:
+    (pcs,) = [d for d in yaml.safe_load_all(stdout) if d and d.get("kind") == "PodCliqueSet"]
+    (clique,) = pcs["spec"]["template"]["cliques"]
+    assert isinstance(clique, dict)
+    return clique
 
 
-def test_no_warning_without_preserved_component_data(tmp_path: Path) -> None:
-    run = _render(tmp_path, "")
+def test_preserved_labels_annotations_and_sub_component_type_reach_the_clique(tmp_path: Path) -> None:
+    run = _render(tmp_path, "      subComponentType: gateway\n      labels: {team: a}\n      annotations: {note: b}\n", strict=True)
     assert run.returncode == 0, run.stderr
+    clique = _clique(run.stdout)
+    labels, annotations = clique["labels"], clique["annotations"]
+    assert isinstance(labels, dict) and isinstance(annotations, dict)
+    assert labels["team"] == "a"
+    assert labels["nvidia.com/dynamo-sub-component-type"] == "gateway"
+    assert annotations["note"] == "b"
     assert "Grove pathway" not in run.stderr
 
 
-def test_strict_makes_it_an_error(tmp_path: Path) -> None:
-    run = _render(tmp_path, "      labels: {team: a}\n", strict=True)
-    assert run.returncode == 1
-    assert run.stdout == ""
-    assert "not applied on the Grove pathway" in run.stderr
+def test_no_sub_component_type_label_without_one(tmp_path: Path) -> None:
+    run = _render(tmp_path, "")
+    assert run.returncode == 0, run.stderr
+    labels = _clique(run.stdout)["labels"]
+    assert isinstance(labels, dict)
+    assert "nvidia.com/dynamo-sub-component-type" not in labels
