@@ -30,29 +30,19 @@ kyaml/fn/framework (results and exit code), api/internal/plugins/execplugin/exec
 from __future__ import annotations
 
 import gc
-import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from renderer.records import dataclass, field
 from typing import Any, TextIO
 
-import yaml
-
 from plugin import ownership
 from plugin.files import MAX_FILE_BYTES, MAX_OBJECTS, MAX_RENDERED_OBJECTS, decode, limit_text, too_many_objects, too_many_rendered
-from plugin.options import configmap_keys
-from plugin.settings import RENDER_CONFIG_API_VERSION, RENDER_CONFIG_KIND, RenderSettings, Settings, resolve_settings
+from plugin.frontends.krm_config import CONFIGMAP_KEYS, resolve_function_config
+from plugin.frontends.krm_place import place, without_bookkeeping
 from plugin.frontends.krm_wire import (
     INDEX_ANNOTATION,
-    LEGACY_INDEX_ANNOTATION,
-    LEGACY_PATH_ANNOTATION,
-    LOCAL_CONFIG_ANNOTATION,
-    PACKAGE_PATH_ANNOTATION,
     PATH_ANNOTATION,
-    RESOURCE_LIST_API_VERSION,
-    RESOURCE_LIST_KIND,
-    SEQINDENT_ANNOTATION,
     Entry,
     InputItem,
     NodeSource,
@@ -63,26 +53,21 @@ from plugin.frontends.krm_wire import (
     write_resource_list,
     write_stream,
 )
-from plugin.yamlio.nodes import UnwritableInput, read_nodes  # noqa: F401 (UnwritableInput: re-exported)
-from renderer import consts
+from plugin.settings import Settings
+from plugin.yamlio.nodes import UnwritableInput, read_nodes
+from renderer.bundle import Item, is_dcd, is_dgd, render_bundle
 from renderer.clashes import Identities, Origin, identity_of
 from renderer.cluster.state import BUNDLE_SOURCE, StateLayer, build_cluster_state
-from renderer.config import build_render_config, parse_operator_config
-from renderer.bundle import Item, is_dcd, is_dgd, render_bundle
-from renderer.results import ResourceRef, Result, Severity, describe_kind, strict
+from renderer.results import ResourceRef, Result, Severity, strict
 
-# Orchestrator bookkeeping the cluster never sees: dropped from a DCD before it is rendered, so
-# the operator's view of the object is what gets rendered, and never copied to rendered objects.
-_BOOKKEEPING_PREFIXES = ("internal.config.kubernetes.io/", "config.k8s.io/", "kustomize.config.k8s.io/")
-_BOOKKEEPING_KEYS = frozenset({LEGACY_PATH_ANNOTATION, LEGACY_INDEX_ANNOTATION, LOCAL_CONFIG_ANNOTATION})
+# Names callers and tests reach through this module.
+__all__ = [
+    "CONFIGMAP_KEYS", "INDEX_ANNOTATION", "KUSTOMIZE_PLUGIN_ENV", "NodeSource", "PATH_ANNOTATION", "UnwritableInput",
+    "is_legacy_plugin_call", "main", "resolve_function_config", "run", "run_legacy_plugin", "run_resource_list",
+    "transform", "usage_problem", "without_bookkeeping", "write_resource_list",
+]
 
 KUSTOMIZE_PLUGIN_ENV = ("KUSTOMIZE_PLUGIN_CONFIG_STRING", "KUSTOMIZE_PLUGIN_CONFIG_ROOT")
-
-# ConfigMap functionConfig (``kpt fn eval ... -- key=value``): key -> (setting path, kind), from
-# the option table (a gate is true or false here).
-CONFIGMAP_KEYS: dict[str, tuple[tuple[str, ...], str]] = {
-    key: (option.setting, "bool" if option.kind == "gate" else option.kind) for key, option in configmap_keys().items()
-}
 
 USAGE = """\
 usage: dynamo-render-krm  < resource-list.yaml > resource-list.yaml
@@ -102,108 +87,6 @@ plugin config file as its one argument and reads and writes plain YAML streams.
 exit codes: 0 rendered; 1 errors (items returned unchanged, one line per error on stderr);
 2 usage error; 3 internal error (a bug; traceback on stderr)
 """
-
-
-# ---------------------------------------------------------------------------------------------
-# functionConfig
-
-
-def resolve_function_config(config: Any, base_dir: str = ".") -> tuple[Settings | None, list[Result]]:
-    """Settings from a functionConfig: DynamoRenderConfig, OperatorConfiguration or ConfigMap.
-
-    No functionConfig at all means the defaults, as does kpt's empty ``function-input``
-    ConfigMap. ``operatorConfigPath`` is resolved against ``base_dir``.
-    """
-    if config is None:
-        return resolve_settings(base_dir=base_dir)
-    ref = ResourceRef.of(config)
-    if not isinstance(config, dict):
-        return None, [Result(f"functionConfig must be an object, got {describe_kind(config)}", field="functionConfig")]
-    api_version, kind = config.get("apiVersion"), config.get("kind")
-    if api_version == RENDER_CONFIG_API_VERSION and kind == RENDER_CONFIG_KIND:
-        settings, results = resolve_settings(settings_doc=config, base_dir=base_dir)
-    elif api_version == consts.OPERATOR_CONFIG_API_VERSION and kind == consts.OPERATOR_CONFIG_KIND:
-        settings, results = _operator_config_settings(config)
-    elif api_version == "v1" and kind == "ConfigMap":
-        doc, results = configmap_settings_doc(config)
-        settings = None
-        if doc is not None:
-            settings, problems = resolve_settings(settings_doc=doc, base_dir=base_dir)
-            results.extend(problems)
-    else:
-        valid = ", ".join(
-            (
-                f"{RENDER_CONFIG_API_VERSION} {RENDER_CONFIG_KIND}",
-                f"{consts.OPERATOR_CONFIG_API_VERSION} {consts.OPERATOR_CONFIG_KIND}",
-                "v1 ConfigMap",
-            )
-        )
-        settings, results = None, [Result(f'unsupported functionConfig "{api_version or ""}" "{kind or ""}" (valid: {valid})', field="kind")]
-    return settings, [r.with_resource(ref) for r in results]
-
-
-def _operator_config_settings(config: dict[str, Any]) -> tuple[Settings | None, list[Result]]:
-    """An OperatorConfiguration as the whole functionConfig: operator settings, plugin defaults.
-
-    Its ``metadata`` (kustomize puts the function annotation there) is not part of the
-    operator's document and is left out.
-    """
-    document = {key: value for key, value in config.items() if key != "metadata"}
-    operator, results = parse_operator_config(document)
-    if operator is None or any(r.is_error for r in results):
-        return None, results
-    plugin_settings = RenderSettings()
-    render_config, problems = build_render_config(operator, plugin_settings.choices())
-    results.extend(problems)
-    if any(r.is_error for r in results):
-        return None, results
-    return Settings(config=render_config, settings=plugin_settings, namespace="default"), results
-
-
-def configmap_settings_doc(config: dict[str, Any]) -> tuple[dict[str, Any] | None, list[Result]]:
-    """A DynamoRenderConfig built from a ConfigMap's ``data`` (``kpt fn eval -- k=v``).
-
-    Values are strings: ``true``/``false`` for switches, comma-separated for ``apiVersions``.
-    """
-    data = config.get("data")
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        return None, [Result(f"expected object, got {describe_kind(data)}", field="data")]
-    spec: dict[str, Any] = {}
-    results: list[Result] = []
-    for key in sorted(data, key=str):
-        value = data[key]
-        where = f"data.{key}"
-        if key not in CONFIGMAP_KEYS:
-            results.append(Result(f'unknown key "{key}" (valid: {", ".join(CONFIGMAP_KEYS)})', field=where))
-            continue
-        path, kind = CONFIGMAP_KEYS[key]
-        parsed, problem = _configmap_value(value, kind)
-        if problem:
-            results.append(Result(problem, field=where))
-            continue
-        target = spec
-        for part in path[:-1]:
-            target = target.setdefault(part, {})
-        target[path[-1]] = parsed
-    if results:
-        return None, results
-    return {"apiVersion": RENDER_CONFIG_API_VERSION, "kind": RENDER_CONFIG_KIND, "spec": spec}, results
-
-
-def _configmap_value(value: Any, kind: str) -> tuple[Any, str]:
-    if kind == "bool":
-        if isinstance(value, bool):
-            return value, ""
-        if isinstance(value, str) and value.lower() in ("true", "false"):
-            return value.lower() == "true", ""
-        return None, f"expected true or false, got {json.dumps(value) if isinstance(value, str) else describe_kind(value)}"
-    if not isinstance(value, str):
-        return None, f"expected string, got {describe_kind(value)}"
-    if kind == "list":
-        return [part.strip() for part in value.split(",") if part.strip()], ""
-    return value, ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -299,7 +182,7 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
         return out
 
     # File rendered objects: replace last run's copy, else take the source's slot.
-    placed = _place(items, rendered_by_item, kept, settings)
+    placed = place(items, rendered_by_item, kept, settings)
     out.results.extend(placed.results)
     if settings.settings.strict:
         out.results = strict(out.results)
@@ -317,196 +200,6 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
     )
     return out
 
-
-
-@dataclass
-class _Placed:
-    items: list[Entry]
-    results: list[Result]
-
-
-def _where(item: InputItem) -> str:
-    if not item.path:
-        return "the input"
-    where = f"{item.package}/{item.path}" if item.package else item.path
-    return f"{where}:{item.index}" if item.index is not None else where
-
-
-def _place(
-    items: Sequence[InputItem],
-    rendered_by_item: Mapping[int, list[dict[str, Any]]],
-    kept: set[int],
-    settings: Settings,
-) -> _Placed:
-    """Order the output, give rendered objects file annotations, and settle last run's output.
-
-    Why: kpt writes each item to the file named by its path annotation (relative to its
-    package, ``internal.config.kubernetes.io/package-path``, under ``kpt fn render``), at the
-    position named by its index annotation, and refuses two items with the same path and
-    index. Input items keep theirs untouched (functions must not modify them), so a source's
-    first rendered object takes the source's own index and the others take indexes past the
-    last one used in that file of that package.
-
-    Input objects that an earlier run rendered (they carry ``dynamo-render.dev/rendered-from``):
-
-    - one this run renders again is replaced in place, so re-rendering is idempotent;
-    - one whose source is present but renders it no more is pruned;
-    - one whose source is absent is pruned when sources are kept in the package (the source
-      was renamed or deleted), and kept otherwise (an earlier run consumed its source).
-
-    A hand-written input object (no marker) with the identity of a rendered one is an error:
-    it is never overwritten.
-    """
-    default_namespace = settings.namespace
-    used: dict[tuple[str, str], set[int]] = {}
-    for item in items:
-        if item.path:
-            used.setdefault((item.package, item.path), set()).add(item.index or 0)
-    present = {ownership.source_key(without_bookkeeping(items[p].obj), default_namespace) for p in rendered_by_item}
-    fresh = {_identity(obj, default_namespace) for objs in rendered_by_item.values() for obj in objs}
-    # which source renders each identity, to name both sides of a clash
-    renderer_of = {
-        _identity(obj, default_namespace): items[position]
-        for position, objs in sorted(rendered_by_item.items(), reverse=True)
-        for obj in objs
-    }
-    existing: dict[tuple[str, str, str, str], int] = {}
-    pruned: set[int] = set()
-    results: list[Result] = []
-    for position, item in enumerate(items):
-        if position in rendered_by_item:
-            continue
-        identity = _identity(item.obj, default_namespace)
-        owner = ownership.rendered_from(item.obj)
-        if owner is None:
-            if identity in fresh:
-                source = renderer_of[identity]
-                results.append(Result(
-                    "a rendered object has the identity of this object, which dynamo-render did not render (no "
-                    f"{ownership.RENDERED_FROM_ANNOTATION} annotation) and never overwrites: rename or delete one of them "
-                    f"(identity clash with {Origin(ResourceRef.of(source.obj), source.path, source.index).describe()})",
-                    resource=ResourceRef.of(item.obj),
-                    file=_where(item).rpartition(":")[0] if item.index is not None else _where(item) if item.path else "",
-                    index=item.index if item.path else None,
-                ))
-            continue
-        if identity in fresh:
-            existing.setdefault(identity, position)
-        elif owner in present or settings.settings.keep_sources:
-            pruned.add(position)
-            reason = "which no longer renders it" if owner in present else "which is no longer in the package"
-            results.append(Result(
-                f"pruned {ResourceRef.of(item.obj).short()} at {_where(item)}: an earlier run rendered it from {owner}, {reason}",
-                severity=Severity.INFO,
-                resource=ResourceRef.of(item.obj),
-            ))
-    if any(r.is_error for r in results):
-        return _Placed([item.position for item in items], results)
-    results.extend(ownership.renamed_after_render(
-        (item.obj, _where(item), None) for position, item in enumerate(items)
-        if position not in rendered_by_item and position not in pruned
-    ))
-
-    replaced: dict[int, dict[str, Any]] = {}
-    placed_for: dict[int, list[dict[str, Any]]] = {}
-    seen: set[tuple[str, str, str, str]] = set()
-    for position in sorted(rendered_by_item):
-        source = items[position]
-        own_slot = None if position in kept else source.index
-        placed_for[position] = []
-        for obj in rendered_by_item[position]:
-            key = _identity(obj, default_namespace)
-            if key in seen:
-                continue  # shared by several sources: the first one files it
-            seen.add(key)
-            target = existing.get(key)
-            if target is not None and target not in replaced:
-                old = items[target]
-                replaced[target] = _annotated(obj, old, old.path, old.index, old.annotations.get(SEQINDENT_ANNOTATION))
-                continue
-            index: int | None = None
-            if source.path:
-                if own_slot is not None:
-                    index, own_slot = own_slot, None
-                else:
-                    taken = used.setdefault((source.package, source.path), set())
-                    index = max(taken, default=-1) + 1
-                    taken.add(index)
-            placed_for[position].append(_annotated(obj, source, source.path, index, source.annotations.get(SEQINDENT_ANNOTATION)))
-
-    out: list[Entry] = []
-    for position, item in enumerate(items):
-        if position in rendered_by_item:
-            out.extend(placed_for[position])
-            if position in kept:
-                out.append(item.position)
-        elif position in replaced:
-            out.append(replaced[position])
-        elif position not in pruned:
-            out.append(item.position)
-    return _Placed(out, results)
-
-
-def _annotated(obj: dict[str, Any], where: InputItem, path: str, index: int | None, seqindent: Any) -> dict[str, Any]:
-    """A copy of a rendered object carrying the file annotations it is to be written with.
-
-    ``where`` is the item whose package the object is filed in (its source, or last run's copy).
-    """
-    meta = dict(obj.get("metadata") or {})
-    annotations = {k: v for k, v in (meta.get("annotations") or {}).items() if not _is_bookkeeping(k)}
-    if path:
-        annotations[LEGACY_PATH_ANNOTATION] = path
-        annotations[PATH_ANNOTATION] = path
-        if where.package:
-            annotations[PACKAGE_PATH_ANNOTATION] = where.package
-        if index is not None:
-            annotations[LEGACY_INDEX_ANNOTATION] = str(index)
-            annotations[INDEX_ANNOTATION] = str(index)
-        if isinstance(seqindent, str):
-            annotations[SEQINDENT_ANNOTATION] = seqindent
-    if annotations:
-        meta["annotations"] = annotations
-    else:
-        meta.pop("annotations", None)
-    return {**obj, "metadata": meta}
-
-
-def _is_bookkeeping(key: str) -> bool:
-    return key in _BOOKKEEPING_KEYS or key.startswith(_BOOKKEEPING_PREFIXES)
-
-
-def without_bookkeeping(obj: dict[str, Any]) -> dict[str, Any]:
-    """The object as the cluster would store it: orchestrator annotations dropped.
-
-    kpt and kustomize add path, index and id annotations to every item, and users may mark a
-    source ``config.kubernetes.io/local-config`` so that it never reaches a cluster. None of
-    them is part of what the operator sees, so none may reach what it renders.
-    """
-    meta = obj.get("metadata")
-    if not isinstance(meta, dict) or not isinstance(meta.get("annotations"), dict):
-        return obj
-    annotations = {k: v for k, v in meta["annotations"].items() if not _is_bookkeeping(k)}
-    meta = {**meta, "annotations": annotations}
-    if not annotations:
-        del meta["annotations"]
-    return {**obj, "metadata": meta}
-
-
-def _identity(obj: Any, default_namespace: str) -> tuple[str, str, str, str]:
-    """API group, kind, namespace and name; a missing namespace is the default one."""
-    if not isinstance(obj, dict):
-        return ("", "", "", str(id(obj)))
-    api_version = obj.get("apiVersion")
-    group = api_version.rpartition("/")[0] if isinstance(api_version, str) else ""
-    metadata = obj.get("metadata")
-    meta: dict[str, Any] = metadata if isinstance(metadata, dict) else {}
-    kind = obj.get("kind")
-    return (
-        group,
-        kind if isinstance(kind, str) else "",
-        str(meta.get("namespace") or default_namespace),
-        str(meta.get("name") or ""),
-    )
 
 
 def _unique(results: Iterable[Result]) -> list[Result]:

@@ -1,0 +1,230 @@
+"""Where the KRM function files what it renders, and how it settles what an earlier run left.
+
+kpt writes each output item to the file its path annotation names (relative to its package),
+at the index its index annotation gives, and refuses two items for one path and index. So a
+rendered object takes its source's slot (or the next free index of the source's file), carries
+the source's package and sequence-indent annotations, replaces last run's copy of itself (the
+ownership marker, ``plugin.ownership``), and last run's objects that no source renders any more
+are pruned. A hand-written object of a rendered identity is never overwritten: an error names
+both. Orchestrator bookkeeping annotations never reach the cluster's view of an object.
+
+Mirrors: kyaml/kio/kioutil (path, index and seqindent annotations), kpt pkg/fn (files written
+from the output items).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from plugin import ownership
+from plugin.frontends.krm_wire import (
+    INDEX_ANNOTATION,
+    LEGACY_INDEX_ANNOTATION,
+    LEGACY_PATH_ANNOTATION,
+    LOCAL_CONFIG_ANNOTATION,
+    PACKAGE_PATH_ANNOTATION,
+    PATH_ANNOTATION,
+    SEQINDENT_ANNOTATION,
+    Entry,
+    InputItem,
+)
+from plugin.settings import Settings
+from renderer.clashes import Origin
+from renderer.results import ResourceRef, Result, Severity
+
+# Orchestrator bookkeeping the cluster never sees: dropped from a DCD before it is rendered, so
+# the operator's view of the object is what gets rendered, and never copied to rendered objects.
+_BOOKKEEPING_PREFIXES = ("internal.config.kubernetes.io/", "config.k8s.io/", "kustomize.config.k8s.io/")
+_BOOKKEEPING_KEYS = frozenset({LEGACY_PATH_ANNOTATION, LEGACY_INDEX_ANNOTATION, LOCAL_CONFIG_ANNOTATION})
+
+
+@dataclass
+class Placed:
+    items: list[Entry]
+    results: list[Result]
+
+
+def _where(item: InputItem) -> str:
+    if not item.path:
+        return "the input"
+    where = f"{item.package}/{item.path}" if item.package else item.path
+    return f"{where}:{item.index}" if item.index is not None else where
+
+
+def place(
+    items: Sequence[InputItem],
+    rendered_by_item: Mapping[int, list[dict[str, Any]]],
+    kept: set[int],
+    settings: Settings,
+) -> Placed:
+    """Order the output, give rendered objects file annotations, and settle last run's output.
+
+    Why: kpt writes each item to the file named by its path annotation (relative to its
+    package, ``internal.config.kubernetes.io/package-path``, under ``kpt fn render``), at the
+    position named by its index annotation, and refuses two items with the same path and
+    index. Input items keep theirs untouched (functions must not modify them), so a source's
+    first rendered object takes the source's own index and the others take indexes past the
+    last one used in that file of that package.
+
+    Input objects that an earlier run rendered (they carry ``dynamo-render.dev/rendered-from``):
+
+    - one this run renders again is replaced in place, so re-rendering is idempotent;
+    - one whose source is present but renders it no more is pruned;
+    - one whose source is absent is pruned when sources are kept in the package (the source
+      was renamed or deleted), and kept otherwise (an earlier run consumed its source).
+
+    A hand-written input object (no marker) with the identity of a rendered one is an error:
+    it is never overwritten.
+    """
+    default_namespace = settings.namespace
+    used: dict[tuple[str, str], set[int]] = {}
+    for item in items:
+        if item.path:
+            used.setdefault((item.package, item.path), set()).add(item.index or 0)
+    present = {ownership.source_key(without_bookkeeping(items[p].obj), default_namespace) for p in rendered_by_item}
+    fresh = {_identity(obj, default_namespace) for objs in rendered_by_item.values() for obj in objs}
+    # which source renders each identity, to name both sides of a clash
+    renderer_of = {
+        _identity(obj, default_namespace): items[position]
+        for position, objs in sorted(rendered_by_item.items(), reverse=True)
+        for obj in objs
+    }
+    existing: dict[tuple[str, str, str, str], int] = {}
+    pruned: set[int] = set()
+    results: list[Result] = []
+    for position, item in enumerate(items):
+        if position in rendered_by_item:
+            continue
+        identity = _identity(item.obj, default_namespace)
+        owner = ownership.rendered_from(item.obj)
+        if owner is None:
+            if identity in fresh:
+                source = renderer_of[identity]
+                results.append(Result(
+                    "a rendered object has the identity of this object, which dynamo-render did not render (no "
+                    f"{ownership.RENDERED_FROM_ANNOTATION} annotation) and never overwrites: rename or delete one of them "
+                    f"(identity clash with {Origin(ResourceRef.of(source.obj), source.path, source.index).describe()})",
+                    resource=ResourceRef.of(item.obj),
+                    file=_where(item).rpartition(":")[0] if item.index is not None else _where(item) if item.path else "",
+                    index=item.index if item.path else None,
+                ))
+            continue
+        if identity in fresh:
+            existing.setdefault(identity, position)
+        elif owner in present or settings.settings.keep_sources:
+            pruned.add(position)
+            reason = "which no longer renders it" if owner in present else "which is no longer in the package"
+            results.append(Result(
+                f"pruned {ResourceRef.of(item.obj).short()} at {_where(item)}: an earlier run rendered it from {owner}, {reason}",
+                severity=Severity.INFO,
+                resource=ResourceRef.of(item.obj),
+            ))
+    if any(r.is_error for r in results):
+        return Placed([item.position for item in items], results)
+    results.extend(ownership.renamed_after_render(
+        (item.obj, _where(item), None) for position, item in enumerate(items)
+        if position not in rendered_by_item and position not in pruned
+    ))
+
+    replaced: dict[int, dict[str, Any]] = {}
+    placed_for: dict[int, list[dict[str, Any]]] = {}
+    seen: set[tuple[str, str, str, str]] = set()
+    for position in sorted(rendered_by_item):
+        source = items[position]
+        own_slot = None if position in kept else source.index
+        placed_for[position] = []
+        for obj in rendered_by_item[position]:
+            key = _identity(obj, default_namespace)
+            if key in seen:
+                continue  # shared by several sources: the first one files it
+            seen.add(key)
+            target = existing.get(key)
+            if target is not None and target not in replaced:
+                old = items[target]
+                replaced[target] = _annotated(obj, old, old.path, old.index, old.annotations.get(SEQINDENT_ANNOTATION))
+                continue
+            index: int | None = None
+            if source.path:
+                if own_slot is not None:
+                    index, own_slot = own_slot, None
+                else:
+                    taken = used.setdefault((source.package, source.path), set())
+                    index = max(taken, default=-1) + 1
+                    taken.add(index)
+            placed_for[position].append(_annotated(obj, source, source.path, index, source.annotations.get(SEQINDENT_ANNOTATION)))
+
+    out: list[Entry] = []
+    for position, item in enumerate(items):
+        if position in rendered_by_item:
+            out.extend(placed_for[position])
+            if position in kept:
+                out.append(item.position)
+        elif position in replaced:
+            out.append(replaced[position])
+        elif position not in pruned:
+            out.append(item.position)
+    return Placed(out, results)
+
+
+def _annotated(obj: dict[str, Any], where: InputItem, path: str, index: int | None, seqindent: Any) -> dict[str, Any]:
+    """A copy of a rendered object carrying the file annotations it is to be written with.
+
+    ``where`` is the item whose package the object is filed in (its source, or last run's copy).
+    """
+    meta = dict(obj.get("metadata") or {})
+    annotations = {k: v for k, v in (meta.get("annotations") or {}).items() if not _is_bookkeeping(k)}
+    if path:
+        annotations[LEGACY_PATH_ANNOTATION] = path
+        annotations[PATH_ANNOTATION] = path
+        if where.package:
+            annotations[PACKAGE_PATH_ANNOTATION] = where.package
+        if index is not None:
+            annotations[LEGACY_INDEX_ANNOTATION] = str(index)
+            annotations[INDEX_ANNOTATION] = str(index)
+        if isinstance(seqindent, str):
+            annotations[SEQINDENT_ANNOTATION] = seqindent
+    if annotations:
+        meta["annotations"] = annotations
+    else:
+        meta.pop("annotations", None)
+    return {**obj, "metadata": meta}
+
+
+def _is_bookkeeping(key: str) -> bool:
+    return key in _BOOKKEEPING_KEYS or key.startswith(_BOOKKEEPING_PREFIXES)
+
+
+def without_bookkeeping(obj: dict[str, Any]) -> dict[str, Any]:
+    """The object as the cluster would store it: orchestrator annotations dropped.
+
+    kpt and kustomize add path, index and id annotations to every item, and users may mark a
+    source ``config.kubernetes.io/local-config`` so that it never reaches a cluster. None of
+    them is part of what the operator sees, so none may reach what it renders.
+    """
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict) or not isinstance(meta.get("annotations"), dict):
+        return obj
+    annotations = {k: v for k, v in meta["annotations"].items() if not _is_bookkeeping(k)}
+    meta = {**meta, "annotations": annotations}
+    if not annotations:
+        del meta["annotations"]
+    return {**obj, "metadata": meta}
+
+
+def _identity(obj: Any, default_namespace: str) -> tuple[str, str, str, str]:
+    """API group, kind, namespace and name; a missing namespace is the default one."""
+    if not isinstance(obj, dict):
+        return ("", "", "", str(id(obj)))
+    api_version = obj.get("apiVersion")
+    group = api_version.rpartition("/")[0] if isinstance(api_version, str) else ""
+    metadata = obj.get("metadata")
+    meta: dict[str, Any] = metadata if isinstance(metadata, dict) else {}
+    kind = obj.get("kind")
+    return (
+        group,
+        kind if isinstance(kind, str) else "",
+        str(meta.get("namespace") or default_namespace),
+        str(meta.get("name") or ""),
+    )
