@@ -1,0 +1,233 @@
+"""What the Argo CD plugin reads: the repository around the app folder, and the folder's objects.
+
+cmp-server unpacks the repository into a fresh folder of its own and runs the plugin in the
+application's path inside it. Every read stays inside that repository (``Tree``): a symlink or a
+path that leads outside is an error. The app folder's objects are what Argo CD itself would
+read there: the ``kustomize build`` of its kustomization when it has one, else its manifest
+files (YAML files that hold no Kubernetes object at all, such as a Helm ``values.yaml``, are
+left out as Argo CD's directory mode leaves them out), and documents marked
+``config.kubernetes.io/local-config`` are never applied.
+
+Mirrors: argo-cd cmpserver/plugin/plugin.go (the unpacked repository and the app path),
+reposerver/repository/repository.go (findManifests, and kustomize for a folder with a
+kustomization).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from plugin.files import MAX_OBJECTS, decode, is_within as _is_within, load_sources, read_files, too_many_objects, walk_manifests
+from plugin.yamlio.codec import Document, load_documents
+from renderer import consts
+from renderer.config import RENDER_CONFIG_KIND
+from renderer.results import Result, Severity
+
+# Argo CD's cmp-server unpacks every request into $ARGOCD_CMP_WORKDIR/_cmp_server/<uuid>/
+# (or $TMPDIR/_cmp_server/<uuid>/); common/common.go GetCMPWorkDir, util/io/files CreateTempDir.
+CMP_WORKDIR_ENV = "ARGOCD_CMP_WORKDIR"
+CMP_WORKDIR_NAME = "_cmp_server"
+LOCAL_CONFIG_ANNOTATION = "config.kubernetes.io/local-config"
+
+
+
+
+def resolve_repo_root(app_dir: str, env: Mapping[str, str]) -> str:
+    """The root of the unpacked repository that contains ``app_dir`` (both real paths).
+
+    Argo CD's cmp-server unpacks each request into its own ``<workdir>/_cmp_server/<uuid>`` and
+    runs us in ``<that>/<app path>``, so inside that work dir the root is the ``<uuid>``
+    folder. Elsewhere, the working directory minus ``ARGOCD_APP_SOURCE_PATH`` when it ends with
+    it; else the app folder itself (the strictest choice).
+    Mirrors: argo-cd common/common.go GetCMPWorkDir (the work dir location).
+    """
+    base = env.get(CMP_WORKDIR_ENV) or env.get("TMPDIR") or "/tmp"
+    work_dir = os.path.realpath(os.path.join(base, CMP_WORKDIR_NAME))
+    if _is_within(app_dir, work_dir) and app_dir != work_dir:
+        first = os.path.relpath(app_dir, work_dir).split(os.sep)[0]
+        return os.path.join(work_dir, first)
+    source = env.get("ARGOCD_APP_SOURCE_PATH", "")
+    parts = [p for p in os.path.normpath(source).split("/") if p not in ("", ".")] if source else []
+    if parts and ".." not in parts:
+        app_parts = app_dir.split(os.sep)
+        if len(app_parts) > len(parts) and app_parts[-len(parts):] == parts:
+            return os.sep.join(app_parts[: -len(parts)]) or os.sep
+    return app_dir
+
+
+@dataclass(frozen=True)
+class Tree:
+    """The repository root, the app folder in it, and how to name files for the user."""
+
+    root: str
+    app: str
+
+    def display(self, path: str) -> str:
+        """A path as the user sees it in the repository (root-relative when inside)."""
+        if _is_within(path, self.root):
+            return os.path.relpath(path, self.root)
+        return path
+
+    def confine(self, value: str, base: str, label: str) -> tuple[str | None, list[Result]]:
+        """Resolve a repository path given relative to ``base``; refuse one leading outside."""
+        if "\0" in value:
+            return None, [Result("must not contain a NUL byte", field=label)]
+        if os.path.isabs(value):
+            return None, [Result(f"must be a path relative to the application folder (got {json.dumps(value)})", field=label)]
+        lexical = os.path.normpath(os.path.join(base, value))
+        real = os.path.realpath(lexical)
+        if not _is_within(lexical, self.root) or not _is_within(real, self.root):
+            return None, [Result(f"path {json.dumps(value)} leads outside the repository", field=label)]
+        return real, []
+
+
+def read_one_document(real: str, display: str) -> tuple[dict[str, Any] | None, list[Result]]:
+    sources, results = read_files([(real, display)])
+    if not sources:
+        return None, results
+    docs, problems = load_documents(sources[0].text, display)
+    if problems:
+        return None, problems
+    if len(docs) != 1 or not isinstance(docs[0].obj, dict):
+        return None, [Result("expected exactly one YAML object", file=display)]
+    return docs[0].obj, []
+
+
+
+# The names kustomize looks for, in its order (api/konfig/general.go RecognizedKustomizationFileNames).
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+# Our own share of Argo CD's 60 s generate deadline for the build.
+KUSTOMIZE_TIMEOUT = 40.0
+MAX_TOOL_LINES = 20
+
+
+def find_kustomization(app: str) -> str | None:
+    """The app folder's own kustomization file, if it has one."""
+    for name in KUSTOMIZATION_FILES:
+        path = os.path.join(app, name)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def kustomize_command(env: Mapping[str, str]) -> list[str] | None:
+    """``kustomize build .`` when kustomize is on PATH, else ``kubectl kustomize .``."""
+    search = env.get("PATH", os.defpath)
+    kustomize = shutil.which("kustomize", path=search)
+    if kustomize:
+        return [kustomize, "build", "."]
+    kubectl = shutil.which("kubectl", path=search)
+    if kubectl:
+        return [kubectl, "kustomize", "."]
+    return None
+
+
+def kustomize_build(tree: Tree, kustomization: str, env: Mapping[str, str]) -> tuple[list[Document], list[Result]]:
+    """The objects ``kustomize build`` makes of the app folder, as documents of its kustomization.
+
+    Why: Argo CD builds a folder holding a kustomization instead of reading its files; with the
+    plugin named, the plugin must do the same, then render what the build produced. The build
+    runs in the app folder with the sidecar's environment and no standard input, as Argo CD
+    runs its own kustomize (no alpha plugins, no exec functions, no Helm).
+    """
+    display = tree.display(kustomization)
+    command = kustomize_command(env)
+    if command is None:
+        return [], [Result("the folder holds a kustomization, but neither kustomize nor kubectl is on PATH", file=display)]
+    try:
+        proc = subprocess.run(
+            command, cwd=tree.app, env=dict(env), stdin=subprocess.DEVNULL, capture_output=True, timeout=KUSTOMIZE_TIMEOUT, check=False
+        )
+    except subprocess.TimeoutExpired:
+        return [], [Result(f"{' '.join(os.path.basename(c) if i == 0 else c for i, c in enumerate(command))} "
+                           f"did not finish within {KUSTOMIZE_TIMEOUT:.0f} s", file=display)]
+    except OSError as err:
+        return [], [Result(f"cannot run {command[0]}: {err.strerror or err}", file=display)]
+    tool = " ".join([os.path.basename(command[0]), *command[1:]])
+    if proc.returncode != 0:
+        lines = [line.strip() for line in proc.stderr.decode("utf-8", errors="replace").splitlines() if line.strip()]
+        detail = "; ".join(lines[:MAX_TOOL_LINES]) or "no message"
+        return [], [Result(f"{tool} failed (exit {proc.returncode}): {detail}", file=display)]
+    text, problems = decode(proc.stdout, display)
+    if text is None:
+        return [], problems
+    documents, problems = load_documents(text, display)
+    if len(documents) > MAX_OBJECTS:
+        return [], [too_many_objects(MAX_OBJECTS, display)]
+    return documents, problems
+
+
+def collect_documents(tree: Tree, skip: Collection[str], env: Mapping[str, str]) -> tuple[list[Document], list[Result], str]:
+    """The app folder's documents, its problems, and a few words on what was read."""
+    kustomization = find_kustomization(tree.app)
+    if kustomization is not None:
+        documents, results = kustomize_build(tree, kustomization, env)
+        return documents, results, f"kustomize build of {tree.display(kustomization)} gave {len(documents)} objects"
+    files, results = walk_manifests(tree.app, confine_to=tree.root, skip=skip)
+    sources, problems = read_files(files)
+    results.extend(problems)
+    documents, problems = load_sources(sources)
+    results.extend(problems)
+    documents, problems = drop_non_manifests(documents)
+    results.extend(problems)
+    return documents, results, f"found {len(files)} manifest files"
+
+
+def _is_kubernetes_object(obj: Any) -> bool:
+    return isinstance(obj, dict) and bool(obj.get("apiVersion")) and bool(obj.get("kind"))
+
+
+def drop_non_manifests(documents: Sequence[Document]) -> tuple[list[Document], list[Result]]:
+    """Leave out YAML files that hold no Kubernetes object at all (a Helm ``values.yaml``).
+
+    Why: Argo CD's directory mode reads every YAML file of the folder but ignores one that is
+    not a Kubernetes manifest; a plugin that failed on it would fail apps that sync without it.
+    A file with at least one object keeps all its documents (a stray non-object next to
+    objects is the user's mistake and is reported). JSON files are not skipped, as Argo CD
+    does not skip them.
+    Mirrors: argo-cd reposerver/repository/repository.go findManifests (unrelated YAML ignored).
+    """
+    by_file: dict[str, list[Document]] = {}
+    for doc in documents:
+        by_file.setdefault(doc.file, []).append(doc)
+    ignored = {
+        file for file, docs in by_file.items()
+        if file.endswith((".yaml", ".yml")) and not any(_is_kubernetes_object(d.obj) for d in docs)
+    }
+    notes = [
+        Result("not a Kubernetes manifest (no document has apiVersion and kind); ignored, as Argo CD's directory mode "
+               "ignores it", severity=Severity.INFO, file=file)
+        for file in sorted(ignored)
+    ]
+    return [d for d in documents if d.file not in ignored], notes
+
+
+def not_deployable(obj: Any) -> Result | None:
+    """Argo CD can only apply Kubernetes objects; our own config kinds are never applied."""
+    if not isinstance(obj, dict):
+        return Result("not a Kubernetes object (expected a mapping with apiVersion, kind and metadata.name)")
+    if not obj.get("apiVersion") or not obj.get("kind"):
+        return Result("not a Kubernetes object (apiVersion and kind are required)")
+    metadata = obj.get("metadata")
+    if not isinstance(metadata, dict) or not (metadata.get("name") or metadata.get("generateName")):
+        return Result("metadata.name is required", field="metadata.name")
+    if obj.get("kind") in (RENDER_CONFIG_KIND, consts.OPERATOR_CONFIG_KIND):
+        return Result(
+            f"a {obj['kind']} is configuration, not an object to deploy: name its file with the config "
+            f'parameter, or annotate it {LOCAL_CONFIG_ANNOTATION}: "true"'
+        )
+    return None
+
+
+def is_local_config(obj: Any) -> bool:
+    """kustomize and kpt's marker for documents that configure tools and are never applied."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("metadata"), dict):
+        return False
+    annotations = obj["metadata"].get("annotations") or {}
+    return isinstance(annotations, dict) and str(annotations.get(LOCAL_CONFIG_ANNOTATION, "")).lower() == "true"
