@@ -1,7 +1,10 @@
 """The ``dynamo-validate`` pre-commit hook: every offline admission rule, then a render.
 
-Each file named on the command line is checked on its own, so pre-commit may split the file
-list into parallel chunks. A commit whose files never mention a Dynamo kind is skipped without
+Each file named on the command line is checked, and the objects of every file of the run are
+claimed in one identity index, so two files that render one object are an error naming both.
+The hook runs serially (``require_serial: true``): pre-commit then hands it every file at once,
+unless the command line would pass its limit, and then the parts run one after the other and
+each claims the files of the parts before it (``ChunkHandoff``). A commit whose files never mention a Dynamo kind is skipped without
 parsing; otherwise the other files are parsed too, only to claim their objects' identities: a
 hand-written object named like a rendered one is a clash naming both files (DESIGN decision 12). Each DynamoComponentDeployment and DynamoGraphDeployment goes
 through the renderer exactly as ``dynamo-render render`` would take it (CRD schema, CEL rules,
@@ -17,9 +20,14 @@ Lines are found on the error path only: files with nothing to report are never p
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
-from collections.abc import Sequence
-from renderer.records import dataclass, replace
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from renderer.records import replace
 from typing import TYPE_CHECKING, TextIO
 
 from plugin.files import ObjectBudget, Source, read_sources
@@ -102,20 +110,36 @@ def claim_objects(source: Source, identities: Identities, budget: ObjectBudget |
     return results
 
 
-def run(filenames: Sequence[str], args: CommonOptions, stdout: TextIO) -> int:
-    """Check every file; 0 when every file is valid, 1 when any problem is an error."""
+def run(filenames: Sequence[str], args: CommonOptions, stdout: TextIO, env: Mapping[str, str] | None = None) -> int:
+    """Check every file; 0 when every file is valid, 1 when any problem is an error.
+
+    Under pre-commit (``PRE_COMMIT=1`` in ``env``) the files of earlier chunks of the same run
+    are claimed first (``ChunkHandoff``), so a clash across chunks is an error too.
+    """
+    handoff = ChunkHandoff.of_run(env if env is not None else os.environ, args)
+    earlier, earlier_dynamo = handoff.earlier() if handoff is not None else ([], False)
     sources, results = read_sources(filenames)
     # The renderer (and the settings it needs) load only when some file names a Dynamo kind:
     # a commit without Dynamo manifests costs a read and a substring search per file.
     candidates = [source for source in sources if mentions_dynamo_kind(source.text)]
+    if handoff is not None:
+        handoff.record([source.name for source in sources], bool(candidates))
     texts: dict[str, str] = {}
-    if candidates:
+    if candidates or (earlier_dynamo and sources):
         from plugin.settings import settings_from_args
         from renderer.clashes import Identities
 
         settings, problems = settings_from_args(args)
         results.extend(problems)
         identities = Identities(settings.namespace) if settings is not None else None
+        if settings is not None and identities is not None and earlier:
+            # Earlier chunks reported their own problems; here they only hold their identities.
+            earlier_sources, _ = read_sources(earlier)
+            for source in earlier_sources:
+                if mentions_dynamo_kind(source.text):
+                    validate_source(source, settings, identities)
+                else:
+                    claim_objects(source, identities)
         budget = ObjectBudget()
         for source in sources:
             if settings is None or identities is None or budget.left < 0:
@@ -131,3 +155,84 @@ def run(filenames: Sequence[str], args: CommonOptions, stdout: TextIO) -> int:
             results.extend(found)
     report(results, texts, stdout, args.verbose)
     return 1 if any(r.is_error for r in results) else 0
+
+
+class ChunkHandoff:
+    """The files earlier chunks of one pre-commit run checked, for the chunks that follow.
+
+    Why: pre-commit splits a hook's file list into several processes when the command line
+    would grow past its limit (128 KiB of file names; ``require_serial: true`` in
+    ``.pre-commit-hooks.yaml`` keeps it from splitting for parallelism and runs the parts one
+    after the other). Each part then sees only its own files, and two files that render one
+    object in different parts would pass. So each part records its file names in a small state
+    file of the run, and every later part claims those files' objects before its own.
+
+    The run is told apart by pre-commit's process (the parent of every part: its id and start
+    time), the working directory and the hook's options; a state file not touched for
+    ``STALE_SECONDS`` is never read, and old ones are removed.
+    """
+
+    STALE_SECONDS = 600
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    @classmethod
+    def of_run(cls, env: Mapping[str, str], args: CommonOptions) -> ChunkHandoff | None:
+        if env.get("PRE_COMMIT") != "1":
+            return None
+        parent = os.getppid()
+        key = json.dumps([parent, _start_time(parent), os.getcwd(), repr(args)])
+        folder = os.path.join(tempfile.gettempdir(), f"dynamo-render-validate-{os.getuid() if hasattr(os, 'getuid') else 0}")
+        try:
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            _remove_stale(folder, cls.STALE_SECONDS)
+        except OSError:
+            return None  # no writable temporary folder: each part checks its own files
+        return cls(os.path.join(folder, hashlib.sha256(key.encode()).hexdigest()[:32] + ".json"))
+
+    def earlier(self) -> tuple[list[str], bool]:
+        """The files of earlier parts, and whether any of them names a Dynamo kind."""
+        try:
+            if time.time() - os.stat(self.path).st_mtime > self.STALE_SECONDS:
+                return [], False
+            with open(self.path, encoding="utf-8") as handle:
+                state = json.load(handle)
+            files, dynamo = state["files"], state["dynamo"]
+            if isinstance(files, list) and all(isinstance(f, str) for f in files) and isinstance(dynamo, bool):
+                return files, dynamo
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        return [], False
+
+    def record(self, files: Sequence[str], dynamo: bool) -> None:
+        """Add this part's files (written atomically: a temporary file renamed over the state)."""
+        earlier, earlier_dynamo = self.earlier()
+        state = {"files": [*earlier, *files], "dynamo": earlier_dynamo or dynamo}
+        try:
+            fd, temporary = tempfile.mkstemp(dir=os.path.dirname(self.path), suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(state, handle)
+            os.replace(temporary, self.path)
+        except OSError:
+            pass
+
+
+def _start_time(pid: int) -> str:
+    """When a process started (Linux: its start time in clock ticks), to tell reused ids apart."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as handle:
+            return handle.read().rpartition(")")[2].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def _remove_stale(folder: str, seconds: float) -> None:
+    now = time.time()
+    for name in os.listdir(folder):
+        path = os.path.join(folder, name)
+        try:
+            if now - os.stat(path).st_mtime > seconds:
+                os.unlink(path)
+        except OSError:
+            pass
