@@ -94,6 +94,14 @@ class ObjectBudget:
         self.left -= count
         return too_many_objects(self.limit, file) if self.left < 0 else None
 
+    def load(self, source: Source) -> tuple[list[Document] | None, list[Result]]:
+        """A source's documents, counted; ``None`` (with the error) once the run is past the limit."""
+        documents, problems = load_documents(source.text, source.name)
+        over = self.take(len(documents), source.name)
+        if over is not None:
+            return None, [*problems, over]
+        return documents, problems
+
 
 _SPECIAL_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
                   (stat.S_ISSOCK, "a socket"))
@@ -286,11 +294,9 @@ def load_sources(sources: Iterable[Source], budget: ObjectBudget | None = None) 
     documents: list[Document] = []
     results: list[Result] = []
     for source in sources:
-        docs, problems = load_documents(source.text, source.name)
+        docs, problems = budget.load(source)
         results.extend(problems)
-        over = budget.take(len(docs), source.name)
-        if over is not None:
-            results.append(over)
+        if docs is None:
             break
         documents.extend(docs)
     return documents, results

@@ -117,24 +117,19 @@ class Impact:
 
     def as_json(self) -> dict[str, Any]:
         namespaces = sorted(set(self.before.by_namespace) | set(self.after.by_namespace))
+
+        def totals(before: int, after: int, column: int) -> dict[str, Any]:
+            """A capacity before and after, in all and per namespace (``column`` 0: GPUs, 1: pods)."""
+            by_namespace = {
+                ns: {"before": self.before.by_namespace.get(ns, (0, 0))[column], "after": self.after.by_namespace.get(ns, (0, 0))[column]}
+                for ns in namespaces
+            }
+            return {"before": before, "after": after, "byNamespace": by_namespace}
+
         return {
             "changes": [c.as_json() for c in self.changes],
-            "gpus": {
-                "before": self.before.gpus,
-                "after": self.after.gpus,
-                "byNamespace": {
-                    ns: {"before": self.before.by_namespace.get(ns, (0, 0))[0], "after": self.after.by_namespace.get(ns, (0, 0))[0]}
-                    for ns in namespaces
-                },
-            },
-            "pods": {
-                "before": self.before.pods,
-                "after": self.after.pods,
-                "byNamespace": {
-                    ns: {"before": self.before.by_namespace.get(ns, (0, 0))[1], "after": self.after.by_namespace.get(ns, (0, 0))[1]}
-                    for ns in namespaces
-                },
-            },
+            "gpus": totals(self.before.gpus, self.after.gpus, 0),
+            "pods": totals(self.before.pods, self.after.pods, 1),
             "draPods": {"before": self.before.dra_pods, "after": self.after.dra_pods},
             "summary": {action: sum(1 for c in self.changes if c.action == action) for action in ACTION_ORDER},
         }

@@ -184,6 +184,17 @@ class _NotAResourceList(Exception):
     pass
 
 
+def _head_problem(head: dict[str, Any]) -> Result | None:
+    """Why a document's apiVersion and kind are not a ResourceList's, if they are not."""
+    if head.get("kind") == RESOURCE_LIST_KIND and head.get("apiVersion") in ACCEPTED_RESOURCE_LIST_VERSIONS:
+        return None
+    return Result(
+        f'expected apiVersion "{RESOURCE_LIST_API_VERSION}" and kind "{RESOURCE_LIST_KIND}", '
+        f'got "{head.get("apiVersion", "")}" "{head.get("kind", "")}"',
+        field="kind",
+    )
+
+
 def construct_item(node: yaml.Node, where: str, position: int = 0, level: int | None = None) -> tuple[InputItem | None, list[Result]]:
     """An item's value; with ``level`` (its nesting level) the node is checked first (alias budget, depth)."""
     try:
@@ -229,14 +240,9 @@ def read_resource_list(text: str, again: Callable[[], str] | None = None) -> tup
     except yaml.YAMLError as err:
         return _read_json_resource_list(text, err)
     head = {key: construct(value) for key in ("apiVersion", "kind") if (value := root.get(key)) is not None}
-    if head.get("kind") != RESOURCE_LIST_KIND or head.get("apiVersion") not in ACCEPTED_RESOURCE_LIST_VERSIONS:
-        return None, [
-            Result(
-                f'expected apiVersion "{RESOURCE_LIST_API_VERSION}" and kind "{RESOURCE_LIST_KIND}", '
-                f'got "{head.get("apiVersion", "")}" "{head.get("kind", "")}"',
-                field="kind",
-            )
-        ]
+    problem = _head_problem(head)
+    if problem is not None:
+        return None, [problem]
     items_node = root.get("items")
     if items_node is not None and not isinstance(items_node, yaml.SequenceNode) and not (
         isinstance(items_node, yaml.ScalarNode) and items_node.tag.endswith(":null")
@@ -264,14 +270,9 @@ def _read_json_resource_list(text: str, err: yaml.YAMLError) -> tuple[ResourceLi
     if not isinstance(root, yaml.MappingNode):
         return None, [Result("expected a ResourceList object on stdin")]
     head = {key: construct(value) for key in ("apiVersion", "kind") if (value := mapping_get(root, key)) is not None}
-    if head.get("kind") != RESOURCE_LIST_KIND or head.get("apiVersion") not in ACCEPTED_RESOURCE_LIST_VERSIONS:
-        return None, [
-            Result(
-                f'expected apiVersion "{RESOURCE_LIST_API_VERSION}" and kind "{RESOURCE_LIST_KIND}", '
-                f'got "{head.get("apiVersion", "")}" "{head.get("kind", "")}"',
-                field="kind",
-            )
-        ]
+    problem = _head_problem(head)
+    if problem is not None:
+        return None, [problem]
     items_node = mapping_get(root, "items")
     item_nodes: list[yaml.Node] = []
     if isinstance(items_node, yaml.SequenceNode):

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import json
 import re
 import os
 import shlex
@@ -130,11 +129,9 @@ def hydrate(source_root: str, sources: Sequence[Source], settings: Settings) -> 
         if problem is not None:
             results.append(Result(problem, file=source.name))
             continue
-        documents, problems = load_documents(source.text, source.name)
+        documents, problems = budget.load(source)
         results.extend(problems)
-        over = budget.take(len(documents), source.name)
-        if over is not None:
-            results.append(over)
+        if documents is None:
             break
         items = [Item(d.obj, d.file, d.index) for d in documents if not _is_settings_document(d.obj)]
         per_file.append((source, items))

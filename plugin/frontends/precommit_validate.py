@@ -31,7 +31,6 @@ from renderer.records import replace
 from typing import TYPE_CHECKING, TextIO
 
 from plugin.files import ObjectBudget, Source, read_sources
-from plugin.yamlio.codec import load_documents
 from plugin.options import CommonOptions
 from plugin.yamlio.lines import report
 from renderer import consts
@@ -78,10 +77,9 @@ def validate_source(
 
     if not mentions_dynamo_kind(source.text):
         return []
-    documents, results = load_documents(source.text, source.name)
-    over = budget.take(len(documents), source.name) if budget is not None else None
-    if over is not None:
-        return [*results, over]
+    documents, results = (budget or ObjectBudget()).load(source)
+    if documents is None:
+        return results
     items = [Item(doc.obj, doc.file, doc.index) for doc in documents]
     rendered = render_bundle(
         items, settings.config, settings.namespace, cluster_layers=settings.cluster_layers, identities=identities
@@ -99,11 +97,8 @@ def claim_objects(source: Source, identities: Identities, budget: ObjectBudget |
     from renderer.clashes import Origin
     from renderer.results import ResourceRef
 
-    documents, results = load_documents(source.text, source.name)
-    over = budget.take(len(documents), source.name) if budget is not None else None
-    if over is not None:
-        return [*results, over]
-    for doc in documents:
+    documents, results = (budget or ObjectBudget()).load(source)
+    for doc in documents or []:
         _, clash = identities.claim(doc.obj, Origin(ResourceRef.of(doc.obj), doc.file, doc.index), rendered=False)
         if clash is not None:
             results.append(clash)

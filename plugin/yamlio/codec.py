@@ -126,20 +126,14 @@ class Loader(_BaseLoader):  # type: ignore[misc]
         for key_node, value_node in node.value:
             raw = self.construct_object(key_node, deep=deep)
             key = _json_key(raw)
+            problem = ""
             if key is None:
-                raise yaml.constructor.ConstructorError(
-                    "while constructing a mapping",
-                    node.start_mark,
-                    f"unsupported mapping key of type {_yaml_kind(raw)} (keys must be strings, numbers or booleans)",
-                    key_node.start_mark,
-                )
-            if key in mapping:
-                raise yaml.constructor.ConstructorError(
-                    "while constructing a mapping",
-                    node.start_mark,
-                    f'mapping key "{key}" already defined',
-                    key_node.start_mark,
-                )
+                problem = f"unsupported mapping key of type {_yaml_kind(raw)} (keys must be strings, numbers or booleans)"
+            elif key in mapping:
+                problem = f'mapping key "{key}" already defined'
+            if problem:
+                raise yaml.constructor.ConstructorError("while constructing a mapping", node.start_mark, problem, key_node.start_mark)
+            assert key is not None
             mapping[key] = self.construct_object(value_node, deep=deep)
         return mapping
 

@@ -196,25 +196,17 @@ class _Writer:
                 return
             out.append(prefix + " " + text + "\n")
             return
-        if kind is dict:
+        if kind is dict or kind is list:
+            # an empty collection is written in flow style; a block sequence under a key is not indented
             if not value:
-                out.append(prefix + " {}\n")
+                out.append(prefix + (" {}\n" if kind is dict else " []\n"))
                 return
+            write = self.mapping if kind is dict else self.sequence
             if in_sequence:
-                self.mapping(value, indent + 2, prefix + " ")
+                write(value, indent + 2, prefix + " ")
             else:
                 out.append(prefix + "\n")
-                self.mapping(value, indent + 2, None)
-            return
-        if kind is list:
-            if not value:
-                out.append(prefix + " []\n")
-                return
-            if in_sequence:
-                self.sequence(value, indent + 2, prefix + " ")
-            else:
-                out.append(prefix + "\n")
-                self.sequence(value, indent, None)
+                write(value, indent + 2 if kind is dict else indent, None)
             return
         text = self.scalar(value)
         if text is None:

@@ -133,26 +133,21 @@ class EventComposer:
             return node
         if level > MAX_DEPTH:
             raise yaml.composer.ComposerError(None, None, f"document nesting is too deep (more than {MAX_DEPTH} levels)", start)
-        if isinstance(event, yaml.SequenceStartEvent):
-            if tag is None or tag == "!":
-                tag = loader.resolve(yaml.SequenceNode, None, event.implicit)
-            sequence = yaml.SequenceNode(tag, [], start, None, flow_style=event.flow_style)
-            if anchor is not None:
-                self.anchors[anchor] = sequence
-            while not loader.check_event(yaml.SequenceEndEvent):
-                sequence.value.append(self.node(level + 1))
-            sequence.end_mark = loader.get_event().end_mark
-            return sequence
+        # a sequence or a mapping: its entries until the matching end event
+        is_sequence = isinstance(event, yaml.SequenceStartEvent)
+        kind: Any = yaml.SequenceNode if is_sequence else yaml.MappingNode
         if tag is None or tag == "!":
-            tag = loader.resolve(yaml.MappingNode, None, event.implicit)
-        mapping = yaml.MappingNode(tag, [], start, None, flow_style=event.flow_style)
+            tag = loader.resolve(kind, None, event.implicit)
+        collection = kind(tag, [], start, None, flow_style=event.flow_style)
         if anchor is not None:
-            self.anchors[anchor] = mapping
-        while not loader.check_event(yaml.MappingEndEvent):
-            key = self.node(level + 1)
-            mapping.value.append((key, self.node(level + 1)))
-        mapping.end_mark = loader.get_event().end_mark
-        return mapping
+            self.anchors[anchor] = collection
+        end = yaml.SequenceEndEvent if is_sequence else yaml.MappingEndEvent
+        while not loader.check_event(end):
+            entry = self.node(level + 1)
+            collection.value.append(entry if is_sequence else (entry, self.node(level + 1)))
+        collection.end_mark = loader.get_event().end_mark
+        node = collection
+        return node
 
     def skip(self) -> None:
         """Consume the next node's events without building it; anchored parts are still composed
