@@ -39,10 +39,11 @@ from typing import Any, TextIO
 from plugin import ownership
 from plugin.files import MAX_FILE_BYTES, MAX_OBJECTS, MAX_RENDERED_OBJECTS, decode, limit_text, too_many_objects, too_many_rendered
 from plugin.frontends.krm_config import CONFIGMAP_KEYS, resolve_function_config
-from plugin.frontends.krm_place import place, without_bookkeeping
+from plugin.frontends.krm_place import Rendered, place, placement_identity, without_bookkeeping
 from plugin.frontends.krm_wire import (
     INDEX_ANNOTATION,
     PATH_ANNOTATION,
+    Deferred,
     Entry,
     InputItem,
     NodeSource,
@@ -56,7 +57,7 @@ from plugin.frontends.krm_wire import (
 from plugin.settings import Settings
 from plugin.yamlio.nodes import UnwritableInput, read_nodes
 from renderer.bundle import Item, is_dcd, is_dgd, render_bundle
-from renderer.clashes import Identities, Origin, identity_of
+from renderer.clashes import Identities, Identity, Origin, identity_of
 from renderer.cluster.state import BUNDLE_SOURCE, StateLayer, build_cluster_state
 from renderer.results import ResourceRef, Result, Severity, strict
 
@@ -130,7 +131,8 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
     # Render each source on its own so its objects can be filed beside it; one identity index
     # across them makes a clash between two sources an error naming both.
     identities = Identities(settings.namespace)
-    rendered_by_item: dict[int, list[dict[str, Any]]] = {}
+    rendered_by_item: dict[int, list[Rendered]] = {}
+    rendered_identities: set[Identity | None] = set()
     kept: set[int] = set()
     # Objects shared by several sources (companions of DCDs with one parent) are filed once.
     emitted: set[tuple[str, str, str, str]] = set()
@@ -159,13 +161,15 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
             if obj is source or identity in emitted:
                 continue
             emitted.add(identity)
-            rendered_by_item[position].append(ownership.mark(obj, owner))
+            marked = ownership.mark(obj, owner)
+            rendered_identities.add(identity_of(marked, settings.namespace))
+            # held compact until written: a large input's output would otherwise hold several times its bytes
+            rendered_by_item[position].append((placement_identity(marked, settings.namespace), Deferred.of(marked)))
         if any(obj is source for obj in rendered.objects):
             kept.add(position)
     # Every other item against what was rendered: a hand-written object of a rendered
     # identity, or two different hand-written objects of one identity, is a clash naming both.
     # Last run's output (the ownership marker) is replaced or pruned by _place instead.
-    rendered_identities = {identity_of(obj, settings.namespace) for objs in rendered_by_item.values() for obj in objs}
     for position, item in enumerate(items):
         if position in rendered_by_item or ownership.rendered_from(item.obj) is not None:
             continue
@@ -191,7 +195,7 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
         return out
     out.items = placed.items
     sources = len(rendered_by_item)
-    count = sum(1 for entry in placed.items if isinstance(entry, dict))
+    count = sum(1 for entry in placed.items if not isinstance(entry, int))
     out.results.append(
         Result(
             f"rendered {sources} Dynamo resource{'s' if sources != 1 else ''} into {count} object{'s' if count != 1 else ''}",

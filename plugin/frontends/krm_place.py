@@ -15,6 +15,7 @@ from the output items).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,7 @@ from plugin.frontends.krm_wire import (
     PACKAGE_PATH_ANNOTATION,
     PATH_ANNOTATION,
     SEQINDENT_ANNOTATION,
+    Deferred,
     Entry,
     InputItem,
 )
@@ -38,6 +40,10 @@ from renderer.results import ResourceRef, Result, Severity
 # the operator's view of the object is what gets rendered, and never copied to rendered objects.
 _BOOKKEEPING_PREFIXES = ("internal.config.kubernetes.io/", "config.k8s.io/", "kustomize.config.k8s.io/")
 _BOOKKEEPING_KEYS = frozenset({LEGACY_PATH_ANNOTATION, LEGACY_INDEX_ANNOTATION, LOCAL_CONFIG_ANNOTATION})
+
+
+# A rendered object as ``place`` takes it: its identity (``placement_identity``) and the object.
+Rendered = tuple[tuple[str, str, str, str], Deferred]
 
 
 @dataclass
@@ -55,7 +61,7 @@ def _where(item: InputItem) -> str:
 
 def place(
     items: Sequence[InputItem],
-    rendered_by_item: Mapping[int, list[dict[str, Any]]],
+    rendered_by_item: Mapping[int, list[Rendered]],
     kept: set[int],
     settings: Settings,
 ) -> Placed:
@@ -84,12 +90,12 @@ def place(
         if item.path:
             used.setdefault((item.package, item.path), set()).add(item.index or 0)
     present = {ownership.source_key(without_bookkeeping(items[p].obj), default_namespace) for p in rendered_by_item}
-    fresh = {_identity(obj, default_namespace) for objs in rendered_by_item.values() for obj in objs}
+    fresh = {key for objs in rendered_by_item.values() for key, _ in objs}
     # which source renders each identity, to name both sides of a clash
     renderer_of = {
-        _identity(obj, default_namespace): items[position]
+        key: items[position]
         for position, objs in sorted(rendered_by_item.items(), reverse=True)
-        for obj in objs
+        for key, _ in objs
     }
     existing: dict[tuple[str, str, str, str], int] = {}
     pruned: set[int] = set()
@@ -97,7 +103,7 @@ def place(
     for position, item in enumerate(items):
         if position in rendered_by_item:
             continue
-        identity = _identity(item.obj, default_namespace)
+        identity = placement_identity(item.obj, default_namespace)
         owner = ownership.rendered_from(item.obj)
         if owner is None:
             if identity in fresh:
@@ -128,22 +134,22 @@ def place(
         if position not in rendered_by_item and position not in pruned
     ))
 
-    replaced: dict[int, dict[str, Any]] = {}
-    placed_for: dict[int, list[dict[str, Any]]] = {}
+    replaced: dict[int, Deferred] = {}
+    placed_for: dict[int, list[Entry]] = {}
     seen: set[tuple[str, str, str, str]] = set()
     for position in sorted(rendered_by_item):
         source = items[position]
         own_slot = None if position in kept else source.index
         placed_for[position] = []
-        for obj in rendered_by_item[position]:
-            key = _identity(obj, default_namespace)
+        for key, obj in rendered_by_item[position]:
             if key in seen:
                 continue  # shared by several sources: the first one files it
             seen.add(key)
             target = existing.get(key)
             if target is not None and target not in replaced:
                 old = items[target]
-                replaced[target] = _annotated(obj, old, old.path, old.index, old.annotations.get(SEQINDENT_ANNOTATION))
+                replaced[target] = obj.then(partial(_annotated, where=old, path=old.path, index=old.index,
+                                                    seqindent=old.annotations.get(SEQINDENT_ANNOTATION)))
                 continue
             index: int | None = None
             if source.path:
@@ -153,7 +159,8 @@ def place(
                     taken = used.setdefault((source.package, source.path), set())
                     index = max(taken, default=-1) + 1
                     taken.add(index)
-            placed_for[position].append(_annotated(obj, source, source.path, index, source.annotations.get(SEQINDENT_ANNOTATION)))
+            placed_for[position].append(obj.then(partial(_annotated, where=source, path=source.path, index=index,
+                                                         seqindent=source.annotations.get(SEQINDENT_ANNOTATION))))
 
     out: list[Entry] = []
     for position, item in enumerate(items):
@@ -213,7 +220,7 @@ def without_bookkeeping(obj: dict[str, Any]) -> dict[str, Any]:
     return {**obj, "metadata": meta}
 
 
-def _identity(obj: Any, default_namespace: str) -> tuple[str, str, str, str]:
+def placement_identity(obj: Any, default_namespace: str) -> tuple[str, str, str, str]:
     """API group, kind, namespace and name; a missing namespace is the default one."""
     if not isinstance(obj, dict):
         return ("", "", "", str(id(obj)))

@@ -13,6 +13,7 @@ kyaml/kio/kioutil (path and index annotations), api/internal/plugins/execplugin/
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from renderer.records import dataclass, field
 from typing import Any, TextIO
@@ -316,8 +317,39 @@ def read_stream(text: str, source: str) -> tuple[tuple[list[InputItem], NodeSour
 # Writing
 
 
-# An output entry: a rendered object, or the position of an input item written back as it came.
-Entry = int | dict[str, Any]
+class Deferred:
+    """A rendered object held as marshal bytes until it is written, plus a last step to apply then.
+
+    Why: every object of a run is rendered before the first is written (an error anywhere
+    returns the items unchanged), and as dicts and strings they take several times the memory
+    of their bytes. ``then`` adds the step that gives an object its file annotations.
+    """
+
+    __slots__ = ("_blob", "_obj", "_finish")
+
+    def __init__(
+        self, blob: bytes | None, obj: dict[str, Any] | None, finish: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    ) -> None:
+        self._blob, self._obj, self._finish = blob, obj, finish
+
+    @classmethod
+    def of(cls, obj: dict[str, Any]) -> Deferred:
+        try:
+            return cls(marshal.dumps(obj), None)
+        except ValueError:  # a value marshal cannot hold: the object is kept as it is
+            return cls(None, obj)
+
+    def then(self, finish: Callable[[dict[str, Any]], dict[str, Any]]) -> Deferred:
+        return Deferred(self._blob, self._obj, finish)
+
+    def load(self) -> dict[str, Any]:
+        obj = marshal.loads(self._blob) if self._blob is not None else self._obj
+        assert isinstance(obj, dict)
+        return obj if self._finish is None else self._finish(obj)
+
+
+# An output entry: a rendered object (perhaps deferred), or the position of an input item written back as it came.
+Entry = int | dict[str, Any] | Deferred
 
 
 class _ItemWriter:
@@ -357,7 +389,7 @@ class _ItemWriter:
                 self.stream.write(write_sequence_entries(batch, self.reader))
                 batch = []
             if not isinstance(entry, int):
-                self.rendered(entry)
+                self.rendered(entry.load() if isinstance(entry, Deferred) else entry)
         if batch:
             self.stream.write(write_sequence_entries(batch, self.reader))
 
@@ -388,6 +420,6 @@ def write_stream(entries: Sequence[Entry], source: NodeSource, stream: TextIO) -
             stream.write(write_document(next(nodes), reader))
             trailer = ""
         else:
-            stream.write(fast.document(entry))
+            stream.write(fast.document(entry.load() if isinstance(entry, Deferred) else entry))
             trailer = fast.end()
     stream.write(trailer)
