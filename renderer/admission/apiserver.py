@@ -38,6 +38,10 @@ POD_TEMPLATE_PATHS: dict[str, tuple[tuple[str, ...], ...]] = {
 }
 
 
+# Workload API versions whose pod templates the API server validates itself (apps/v1, batch/v1).
+_BUILT_IN_WORKLOADS = frozenset({"apps/v1", "batch/v1", "v1"})
+
+
 def name_problem(kind: str, name: str) -> str | None:
     """Why the API server refuses ``name`` for an object of ``kind``, or None."""
     if kind == "Service":
@@ -83,6 +87,10 @@ def refused(obj: dict[str, Any]) -> list[Result]:
             prefix = ".".join(template_path)
             # labels and annotations of the template are checked above with every metadata
             results += podrules.validate({"spec": template.get("spec")}, prefix)
+            if obj.get("apiVersion") in _BUILT_IN_WORKLOADS:
+                # only the API server's own kinds validate their pod template's quantities; a
+                # LeaderWorkerSet or PodCliqueSet is stored as it is (its pods are refused later)
+                results += podrules.whole_extended_resources({"spec": template.get("spec")}, prefix)
             results += _mount_references(template.get("spec"), f"{prefix}.spec")
     if not templates:
         for selector, where in podrules.match_labels(spec, "spec"):

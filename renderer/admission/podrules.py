@@ -129,6 +129,40 @@ def _env_names(env: Any, prefix: str) -> list[Result]:
     return results
 
 
+def whole_extended_resources(pod_template: Any, prefix: str) -> list[Result]:
+    """Extended resources (``nvidia.com/gpu``) of an object the API server creates are whole numbers.
+
+    Only rendered objects are checked: the API server accepts any quantity in a DCD (its CRD
+    schema does), and for a multinode component the operator's own GPU count fails first.
+
+    Mirrors: k8s.io/kubernetes pkg/apis/core/validation validation.go ValidateResourceQuantityValue
+    (isNotIntegerErrorMsg), pkg/apis/core/helper helpers.go IsExtendedResourceName, IsNativeResource.
+    """
+    from renderer.gocompat.quantity import unmarshal_quantity
+
+    spec = pod_template.get("spec") if isinstance(pod_template, dict) else None
+    if not isinstance(spec, dict):
+        return []
+    results: list[Result] = []
+    for field in CONTAINER_LISTS:
+        for index, container in _items(spec.get(field)):
+            resources = container.get("resources")
+            for group in ("limits", "requests"):
+                values = resources.get(group) if isinstance(resources, dict) else None
+                for name, raw in values.items() if isinstance(values, dict) else ():
+                    extended = isinstance(name, str) and "/" in name and "kubernetes.io/" not in name and not name.startswith("requests.")
+                    try:
+                        quantity = unmarshal_quantity(raw) if extended else None
+                    except ValueError:
+                        continue
+                    if quantity is not None and quantity.milli_value() % 1000 != 0:
+                        results.append(Result(
+                            f"invalid quantity {objectmeta.show(str(quantity))}: must be an integer",
+                            field=f"{prefix}.spec.{field}[{index}].resources.{group}.{name}", code=Code.API_SERVER,
+                        ))
+    return results
+
+
 def _resources(resources: Any, prefix: str) -> list[Result]:
     """Requests and limits are never negative.
 

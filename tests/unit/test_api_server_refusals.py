@@ -1,7 +1,9 @@
 """Objects the API server would refuse are errors in every front end, never output.
 
 Restated from k8s.io/kubernetes pkg/apis/core/validation (validateEnvVarName with relaxed
-environment variable names, ValidateResourceRequirements: quantities non-negative) and the decoder's refusal of anything but an object with a kind.
+environment variable names, ValidateResourceRequirements: quantities non-negative, extended
+resources such as GPUs whole numbers in the API server's own workload kinds) and the decoder's
+refusal of anything but an object with a kind.
 """
 
 from __future__ import annotations
@@ -34,7 +36,22 @@ REFUSED = {
     "non-ascii-env-name": (dcd("front", type="frontend", main={"env": [{"name": "名前", "value": "x"}]}), "env[0].name"),
     "negative-memory": (dcd("front", type="frontend", main={"resources": {"limits": {"memory": "-1Gi"}}}), "resources.limits.memory"),
     "negative-cpu-request": (dcd("front", type="frontend", main={"resources": {"requests": {"cpu": "-100m"}}}), "resources.requests.cpu"),
+    # extended resources are whole numbers (ValidateResourceQuantityValue, isNotIntegerErrorMsg):
+    # the rendered Deployment would be refused
+    "half-a-gpu": (
+        dcd("front", type="frontend", main={"resources": {"limits": {"nvidia.com/gpu": "0.5"}}}),
+        'resources.limits.nvidia.com/gpu: invalid quantity "500m": must be an integer',
+    ),
+    "gpu-request-in-millis": (
+        dcd("front", type="frontend", main={"resources": {"requests": {"nvidia.com/gpu": "1500m"}}}), "resources.requests.nvidia.com/gpu"
+    ),
 }
+
+
+@pytest.mark.parametrize("quantity", ["1", "2000m", "4"])
+def test_whole_gpu_quantities_are_accepted(quantity: str, tmp_path: Path) -> None:
+    code, _, stderr = render(json.dumps(dcd("front", type="frontend", main={"resources": {"limits": {"nvidia.com/gpu": quantity}}})), tmp_path)
+    assert code == 0, stderr
 
 
 @pytest.mark.parametrize("case", list(REFUSED))
