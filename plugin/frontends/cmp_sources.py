@@ -26,7 +26,7 @@ from typing import Any
 from plugin.files import MAX_OBJECTS, decode, is_within as _is_within, load_sources, read_files, too_many_objects, walk_manifests
 from plugin.yamlio.codec import Document, load_documents
 from renderer import consts
-from renderer.config import RENDER_CONFIG_KIND
+from plugin.settings import RENDER_CONFIG_KIND
 from renderer.results import Result, Severity
 
 # Argo CD's cmp-server unpacks every request into $ARGOCD_CMP_WORKDIR/_cmp_server/<uuid>/
