@@ -20,7 +20,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from renderer.records import dataclass
 from typing import Any
 
 from plugin.files import MAX_OBJECTS, decode, is_within as _is_within, load_sources, read_files, too_many_objects, walk_manifests

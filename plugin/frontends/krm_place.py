@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import partial
-from dataclasses import dataclass
+from renderer.records import dataclass
 from typing import Any
 
 from plugin import ownership
