@@ -394,12 +394,15 @@ def grove_component_dcd(dgd: DGD, component: Component, obj: dict[str, Any], con
     """The component as the Grove renderer reads it, as a DCD for the shared pod-spec builder.
 
     From the generated DCD of the component pathway (DGD env, KV policy, propagated
-    annotations and spec metadata, worker hash): the backend framework is only the DGD's
-    explicit one (the Grove path detects per component), an EPP keeps no Istio opt-out it did
-    not ask for, and the pod template also carries the Dynamo namespace label and the
-    discovery-backend annotation the Grove renderer sets.
-    Mirrors: internal/dynamo/graph.go GenerateGrovePodCliqueSet (per-component preparation),
-    getBackendFrameworkFromComponent, generatePodSpecForComponent.
+    annotations, worker hash): the backend framework is only the DGD's explicit one (the Grove
+    path detects per component), the DGD's spec labels and annotations are not in the pod
+    template (the Grove path merges them into the clique metadata itself, below the preserved
+    v1alpha1 component metadata), an EPP keeps no Istio opt-out it did not ask for, and the pod
+    template also carries the Dynamo namespace label and the discovery-backend annotation the
+    Grove renderer sets.
+    Mirrors: internal/dynamo/graph.go GenerateGrovePodCliqueSet (per-component preparation:
+    propagateDGDAnnotations only, no propagateDGDSpecMetadata), getBackendFrameworkFromComponent,
+    generatePodSpecForComponent.
     """
     obj = copy.deepcopy(obj)
     spec = obj["spec"]
@@ -407,8 +410,18 @@ def grove_component_dcd(dgd: DGD, component: Component, obj: dict[str, Any], con
     if dgd.spec.backend_framework:
         spec["backendFramework"] = dgd.spec.backend_framework
     template = spec["podTemplate"]
+    own_metadata = (component.pod_template or {}).get("metadata") or {}
+    # The DGD's spec labels and annotations are not merged into a Grove component's pod template
+    # (only generated DCDs get them as low-priority defaults): the clique metadata takes them
+    # directly, under the preserved v1alpha1 component metadata.
+    for kind, spec_values in (("labels", dgd.spec.labels or {}), ("annotations", dgd.spec.annotations or {})):
+        values = template["metadata"][kind]
+        own = own_metadata.get(kind) or {}
+        for key, value in spec_values.items():
+            if key not in own and values.get(key) == value:
+                del values[key]
     # The Istio opt-out of EPP pods is stamped only on generated DCDs, not on Grove cliques.
-    own_annotations = ((component.pod_template or {}).get("metadata") or {}).get("annotations") or {}
+    own_annotations = own_metadata.get("annotations") or {}
     if component.type == consts.COMPONENT_TYPE_EPP and consts.ANNOTATION_ISTIO_SIDECAR_INJECT not in own_annotations:
         template["metadata"]["annotations"].pop(consts.ANNOTATION_ISTIO_SIDECAR_INJECT, None)
     template["metadata"]["labels"][consts.LABEL_NAMESPACE] = dgd.dynamo_namespace(component)
