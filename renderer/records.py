@@ -4,12 +4,13 @@
 each class as source text and compiles it while the module is imported (about half a
 millisecond a class), and ``dataclasses`` itself loads ``inspect``. Every command starts a fresh
 process, so that was about a fifth of a one-DCD render. ``dataclass`` here gives the same
-behaviour for what the project uses, with methods shared by every record class:
+behaviour for what the project uses, with methods shared by every record class and an
+``__init__`` written only when a class is first instantiated:
 
 - fields from the class annotations, in order; a default value, or ``field(default=...)``,
   ``field(default_factory=...)``, ``field(repr=False)``, ``field(compare=False)``;
 - ``__init__`` taking the fields by position or keyword (a missing or unknown argument is a
-  TypeError, as for a dataclass);
+  TypeError, as for a dataclass), written on the first instantiation of the class;
 - ``__repr__`` (``Name(a=1, b='x')``), ``__eq__`` on the compared fields of the same class,
   ``__hash__`` for frozen classes (unhashable otherwise), unless the class defines its own;
 - ``frozen=True``: assigning or deleting a field raises ``FrozenInstanceError``;
@@ -55,33 +56,40 @@ def field(*, default: Any = _MISSING, default_factory: Callable[[], Any] | Any =
 
 
 def _init(self: Any, *args: Any, **kwargs: Any) -> None:
-    cls = type(self)
-    names: tuple[str, ...] = cls.__record_names__
-    if len(args) > len(names):
-        raise TypeError(f"{cls.__name__}.__init__() takes {len(names) + 1} positional arguments but {len(args) + 1} were given")
-    values = dict(zip(names, args))
-    for key, value in kwargs.items():
-        if key not in cls.__record_index__:
-            raise TypeError(f"{cls.__name__}.__init__() got an unexpected keyword argument '{key}'")
-        if key in values:
-            raise TypeError(f"{cls.__name__}.__init__() got multiple values for argument '{key}'")
-        values[key] = value
-    if len(values) < len(names):
-        for spec in cls.__record_fields__:
-            if spec.name in values:
-                continue
-            if spec.default_factory is not _MISSING:
-                values[spec.name] = spec.default_factory()
-            elif spec.default is not _MISSING:
-                values[spec.name] = spec.default
-            else:
-                raise TypeError(f"{cls.__name__}.__init__() missing 1 required positional argument: '{spec.name}'")
-    if cls.__record_slots__:
-        for name in names:
-            object.__setattr__(self, name, values[name])
-    else:
-        # In field order, as a dataclass's own __init__ assigns them.
-        self.__dict__.update((name, values[name]) for name in names)
+    """The first ``__init__`` call of a record class: write its own ``__init__``, then use it.
+
+    Only the classes a run instantiates pay for it (a dataclass pays at import for every class);
+    the written ``__init__`` is the one ``dataclasses`` would write, as fast and as small.
+    """
+    cls = type(self).__record_class__
+    init = _build_init(cls)
+    cls.__init__ = init
+    init(self, *args, **kwargs)
+
+
+def _build_init(cls: Any) -> Any:
+    params: list[str] = []
+    body: list[str] = []
+    namespace: dict[str, Any] = {"_MISSING": _MISSING, "_setattr": object.__setattr__}
+    for index, spec in enumerate(cls.__record_fields__):
+        name = spec.name
+        if spec.default_factory is not _MISSING:
+            namespace[f"_factory_{index}"] = spec.default_factory
+            params.append(f"{name}=_MISSING")
+            value = f"_factory_{index}() if {name} is _MISSING else {name}"
+        elif spec.default is not _MISSING:
+            namespace[f"_default_{index}"] = spec.default
+            params.append(f"{name}=_default_{index}")
+            value = name
+        else:
+            params.append(name)
+            value = name
+        body.append(f"    _setattr(self, {name!r}, {value})")
+    source = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(body) if body else "    pass") + "\n"
+    exec(source, namespace)  # noqa: S102 - our own field names, as dataclasses does
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    return init
 
 
 def _repr(self: Any) -> str:
