@@ -208,11 +208,11 @@ def validate_model(
     except ValidationError as err:
         for error in err.errors(include_url=False):
             code = Code.UNKNOWN_FIELD if error["type"] == "extra_forbidden" else Code.SCHEMA
-            results.append(Result(pydantic_message(error), field=field_path(prefix, tuple(error["loc"])), code=code))
+            results.append(Result(validation_message(error), field=field_path(prefix, tuple(error["loc"])), code=code))
         return None
 
 
-def pydantic_message(error: Any) -> str:
+def validation_message(error: Any) -> str:
     """Kubernetes-flavoured, lower-case wording for a validation error (renderer.model)."""
     kind = error["type"]
     value = error.get("input")

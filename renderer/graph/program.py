@@ -171,7 +171,7 @@ def render_shared_resources(dgd: DGD, config: RenderConfig, cluster: ClusterStat
 
 
 def _render_scaling_adapters(dgd: DGD, config: RenderConfig) -> list[dict[str, Any]]:
-    """One scaling adapter per component that asks for one (an opt-in: see RenderSettings).
+    """One scaling adapter per component that asks for one (an opt-in: the `scalingAdapters` setting).
 
     Mirrors: internal/controller/dgd_scaling_adapters_reconciler.go Reconcile
     """
