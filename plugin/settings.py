@@ -20,14 +20,8 @@ from plugin.state_sources import load_state_file
 from plugin.yamlio.codec import load_documents
 from renderer import consts
 from renderer.cluster.state import StateLayer
-from renderer.config import (
-    DEFAULT_OPERATOR_VERSION,
-    OperatorConfiguration,
-    PluginChoices,
-    RenderConfig,
-    build_render_config,
-    parse_operator_config,
-)
+from renderer.config import PluginChoices, RenderConfig, build_render_config
+from renderer.operator_config import DEFAULT_OPERATOR_VERSION, OperatorConfiguration, parse_operator_config
 from renderer.model import BaseModel, ConfigDict, Field, ValidationError
 from renderer.results import Code, Result, field_path
 

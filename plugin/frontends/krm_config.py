@@ -17,7 +17,8 @@ from typing import Any
 from plugin.options import configmap_keys
 from plugin.settings import RENDER_CONFIG_API_VERSION, RENDER_CONFIG_KIND, RenderSettings, Settings, resolve_settings
 from renderer import consts
-from renderer.config import build_render_config, parse_operator_config
+from renderer.config import build_render_config
+from renderer.operator_config import parse_operator_config
 from renderer.results import ResourceRef, Result, describe_kind
 
 # ConfigMap functionConfig (``kpt fn eval ... -- key=value``): key -> (setting path, kind), from

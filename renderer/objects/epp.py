@@ -16,7 +16,8 @@ from typing import Any
 
 from renderer import consts
 from renderer.gocompat import dynamo_types, goyaml
-from renderer.config import RenderConfig, ServiceMesh
+from renderer.config import RenderConfig
+from renderer.operator_config import ServiceMesh
 from renderer.gocompat.gojson import dcd_spec_go_json
 from renderer.pod.naming import normalize_kube_resource_name
 from renderer.results import Code, RenderError, Result, Severity

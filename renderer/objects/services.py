@@ -14,7 +14,7 @@ from typing import Any
 
 from renderer import consts
 from renderer.admission.api import DCD
-from renderer.config import IngressConfiguration
+from renderer.operator_config import IngressConfiguration
 from renderer.pod.labels import component_name, dynamo_namespace, is_k8s_discovery_enabled, kube_annotations, kube_labels, object_meta
 from renderer.pod.naming import hash_model_name, model_service_name, normalize_kube_resource_name
 from renderer.results import RenderError

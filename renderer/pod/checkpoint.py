@@ -29,7 +29,7 @@ from typing import Any
 from renderer import consts
 from renderer.admission.api import ComponentCheckpointConfig, DynamoCheckpointIdentity
 from renderer.cluster.state import DAEMON_SET, DYNAMO_CHECKPOINT, ClusterState, not_found_message
-from renderer.config import CheckpointStorage
+from renderer.operator_config import CheckpointStorage
 from renderer.gocompat.gojson import go_json
 from renderer.results import Code, RenderError, Result, Severity, go_quote
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from renderer.cluster.state import PERSISTENT_VOLUME_CLAIM, ClusterState
-from renderer.config import CheckpointConfiguration, CheckpointPVC
+from renderer.operator_config import CheckpointConfiguration, CheckpointPVC
 from renderer.gocompat.quantity import parse_quantity
 from renderer.pod.checkpoint import FIELD, access_mode, note, storage_from_config
 from renderer.results import RenderError, Result, go_quote

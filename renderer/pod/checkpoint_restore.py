@@ -18,7 +18,7 @@ from typing import Any
 
 from renderer import consts
 from renderer.cluster.state import DYNAMO_CHECKPOINT, ClusterState, not_found_message
-from renderer.config import CheckpointConfiguration, CheckpointStorage
+from renderer.operator_config import CheckpointConfiguration, CheckpointStorage
 from renderer.pod.checkpoint import (
     CHECKPOINT_VOLUME_NAME,
     CONTROL_DIR_ENV,

@@ -25,7 +25,7 @@ from renderer.pod.checkpoint import CheckpointInfo
 from renderer.pod.checkpoint_restore import apply_probe_cadence
 from renderer.cluster.state import ClusterState
 from renderer.pod.components import ComponentContext, base_container, base_pod_spec, frontend_container
-from renderer.config import OperatorConfiguration
+from renderer.operator_config import OperatorConfiguration
 from renderer.pod.labels import (
     component_name,
     discovery_backend,

@@ -29,7 +29,7 @@ from renderer.pod.checkpoint_restore import (
     restore_pod_metadata,
 )
 from renderer.cluster.state import DYNAMO_CHECKPOINT, PERSISTENT_VOLUME_CLAIM, ClusterState, StateLayer, build_cluster_state
-from renderer.config import CheckpointConfiguration, CheckpointStorage
+from renderer.operator_config import CheckpointConfiguration, CheckpointStorage
 from renderer.results import RenderError, Severity
 
 TEST_HASH = "abc123def4567890"

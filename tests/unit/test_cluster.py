@@ -29,7 +29,8 @@ from renderer.cluster.state import (
     build_cluster_state,
     not_found_message,
 )
-from renderer.config import build_render_config, helm_default_operator_config
+from renderer.config import build_render_config
+from renderer.operator_config import helm_default_operator_config
 from renderer.objects.integrity import Reference, check_references, object_index, pod_spec_references
 from renderer.results import ResourceRef, Severity
 from renderer.objects.standalone_companions import render_standalone_companions

@@ -17,12 +17,8 @@ import pytest
 
 from renderer.objects import companions, epp
 from renderer.gocompat import goyaml
-from renderer.config import (
-    RenderConfig,
-    ServiceMesh,
-    build_render_config,
-    parse_operator_config,
-)
+from renderer.config import RenderConfig, build_render_config
+from renderer.operator_config import ServiceMesh, parse_operator_config
 from renderer.graph.dgd import PROVIDER_COMPONENT, PROVIDER_GROVE
 from renderer.graph.dgd_parse import workload_provider
 from renderer.graph.expand import dcd_as_written

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from renderer.admission.api import DynamoComponentDeploymentSharedSpec
-from renderer.config import OperatorConfiguration, RenderConfig, resolve_scheduler_gates
+from renderer.config import RenderConfig, resolve_scheduler_gates
+from renderer.operator_config import OperatorConfiguration
 from renderer.graph.grove import resolve_scheduler_queue, startup_dependencies, update_strategy
 from renderer.graph.grove_roles import ServiceRole, expand_roles, longest_clique_name, pcs_name, uses_scaling_group
 from renderer.graph.grove_resources import elastic_ep_leader_service_name

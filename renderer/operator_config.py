@@ -1,0 +1,371 @@
+"""The operator's own configuration document, with the operator's defaults and validation.
+
+``OperatorConfiguration`` is the operator's document (``operator.config.dynamo.nvidia.com/v1alpha1``);
+we apply the operator's defaults and validation to it so a user can reuse the config their
+operator runs with. When no document is given at all, we use what the operator's Helm chart
+renders with its default values (``helm_default_operator_config``).
+
+Mirrors: api/config/v1alpha1/{types.go,defaults.go}, api/config/validation/validation.go,
+deploy/helm/charts/platform/components/operator/templates/operator-config.yaml.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from renderer.model import BaseModel, ConfigDict, Field, ValidationError
+
+from renderer import consts
+from renderer.results import Code, Result, Severity, field_path
+
+# The operator release at the reference commit (deploy/helm/charts/platform Chart appVersion).
+DEFAULT_OPERATOR_VERSION = "1.5.0"
+
+
+class _Loose(BaseModel):
+    """Operator config models: unknown keys are kept so they can be reported as warnings.
+
+    The operator decodes its config with a non-strict decoder, so unknown keys are ignored
+    there; in Git they are usually typos, so we warn.
+    """
+
+    # Validators are built on first use, not at import (start-up time of the CLI).
+    model_config = ConfigDict(strict=True, extra="allow", populate_by_name=True, defer_build=True)
+
+
+class ServerSettings(_Loose):
+    bind_address: str = Field(default="", alias="bindAddress")
+    port: int = 0
+
+
+class MetricsServer(ServerSettings):
+    secure: bool | None = None
+
+
+class WebhookServer(ServerSettings):
+    host: str = ""
+    cert_dir: str = Field(default="", alias="certDir")
+    cert_provision_mode: str = Field(default="", alias="certProvisionMode")
+    secret_name: str = Field(default="", alias="secretName")
+    service_name: str = Field(default="", alias="serviceName")
+
+
+class ServerConfiguration(_Loose):
+    metrics: MetricsServer = Field(default_factory=MetricsServer)
+    health_probe: ServerSettings = Field(default_factory=ServerSettings, alias="healthProbe")
+    webhook: WebhookServer = Field(default_factory=WebhookServer)
+
+
+class LeaderElection(_Loose):
+    enabled: bool = False
+    id: str = ""
+    namespace: str = ""
+
+
+class NamespaceScope(_Loose):
+    lease_duration: str = Field(default="", alias="leaseDuration")
+    lease_renew_interval: str = Field(default="", alias="leaseRenewInterval")
+
+
+class NamespaceConfiguration(_Loose):
+    restricted: str = ""
+    scope: NamespaceScope = Field(default_factory=NamespaceScope)
+
+
+class Toggle(_Loose):
+    enabled: bool | None = None
+
+
+class GroveConfiguration(Toggle):
+    termination_delay: str = Field(default="", alias="terminationDelay")
+
+
+class Orchestrators(_Loose):
+    grove: GroveConfiguration = Field(default_factory=GroveConfiguration)
+    lws: Toggle = Field(default_factory=Toggle)
+    kai_scheduler: Toggle = Field(default_factory=Toggle, alias="kaiScheduler")
+    volcano_scheduler: Toggle = Field(default_factory=Toggle, alias="volcanoScheduler")
+
+
+class Infrastructure(_Loose):
+    nats_address: str = Field(default="", alias="natsAddress")
+    etcd_address: str = Field(default="", alias="etcdAddress")
+    model_express_url: str = Field(default="", alias="modelExpressURL")
+    prometheus_endpoint: str = Field(default="", alias="prometheusEndpoint")
+
+
+class IngressConfiguration(_Loose):
+    virtual_service_gateway: str = Field(default="", alias="virtualServiceGateway")
+    controller_class_name: str = Field(default="", alias="controllerClassName")
+    controller_tls_secret_name: str = Field(default="", alias="controllerTLSSecretName")
+    host_suffix: str = Field(default="", alias="hostSuffix")
+
+
+class IstioMesh(_Loose):
+    tls_mode: str = Field(default="", alias="tlsMode")
+    insecure_skip_verify: bool | None = Field(default=None, alias="insecureSkipVerify")
+    client_certificate: str = Field(default="", alias="clientCertificate")
+    private_key: str = Field(default="", alias="privateKey")
+    ca_certificates: str = Field(default="", alias="caCertificates")
+
+
+class ServiceMesh(_Loose):
+    enabled: bool | None = None
+    provider: str = ""
+    istio: IstioMesh | None = None
+
+
+class RBACConfiguration(_Loose):
+    planner_cluster_role_name: str = Field(default="", alias="plannerClusterRoleName")
+    dgdr_profiling_cluster_role_name: str = Field(default="", alias="dgdrProfilingClusterRoleName")
+    epp_cluster_role_name: str = Field(default="", alias="eppClusterRoleName")
+
+
+class MPIConfiguration(_Loose):
+    ssh_secret_name: str = Field(default="", alias="sshSecretName")
+    ssh_secret_namespace: str = Field(default="", alias="sshSecretNamespace")
+
+
+class CheckpointSeccomp(_Loose):
+    disabled: bool = False
+    profile: str = ""
+
+
+class CheckpointPVC(_Loose):
+    pvc_name: str = Field(default="", alias="pvcName")
+    base_path: str = Field(default="", alias="basePath")
+    create: bool = False
+    size: str = ""
+    storage_class_name: str = Field(default="", alias="storageClassName")
+    access_mode: str = Field(default="", alias="accessMode")
+
+
+class CheckpointURIConfig(_Loose):
+    uri: str = ""
+    credentials_secret_ref: str = Field(default="", alias="credentialsSecretRef")
+
+
+class CheckpointStorage(_Loose):
+    type: str = ""
+    pvc: CheckpointPVC = Field(default_factory=CheckpointPVC)
+    s3: CheckpointURIConfig = Field(default_factory=CheckpointURIConfig)
+    oci: CheckpointURIConfig = Field(default_factory=CheckpointURIConfig)
+
+
+class CheckpointConfiguration(_Loose):
+    enabled: bool = False
+    seccomp: CheckpointSeccomp | None = None
+    storage: CheckpointStorage = Field(default_factory=CheckpointStorage)
+    cleanup_image: str = Field(default="", alias="cleanupImage")
+
+
+class DiscoveryConfiguration(_Loose):
+    backend: str = ""
+
+
+class GPUConfiguration(_Loose):
+    discovery_enabled: bool | None = Field(default=None, alias="discoveryEnabled")
+
+
+class LoggingConfiguration(_Loose):
+    level: str = ""
+    format: str = ""
+
+
+class SecurityConfiguration(_Loose):
+    enable_http2: bool = Field(default=False, alias="enableHTTP2")
+
+
+class OperatorConfiguration(_Loose):
+    """The operator's configuration document (defaults not yet applied)."""
+
+    api_version: str = Field(default=consts.OPERATOR_CONFIG_API_VERSION, alias="apiVersion")
+    kind: str = consts.OPERATOR_CONFIG_KIND
+    server: ServerConfiguration = Field(default_factory=ServerConfiguration)
+    leader_election: LeaderElection = Field(default_factory=LeaderElection, alias="leaderElection")
+    namespace: NamespaceConfiguration = Field(default_factory=NamespaceConfiguration)
+    orchestrators: Orchestrators = Field(default_factory=Orchestrators)
+    dra: Toggle = Field(default_factory=Toggle)
+    infrastructure: Infrastructure = Field(default_factory=Infrastructure)
+    ingress: IngressConfiguration = Field(default_factory=IngressConfiguration)
+    service_mesh: ServiceMesh = Field(default_factory=ServiceMesh, alias="serviceMesh")
+    rbac: RBACConfiguration = Field(default_factory=RBACConfiguration)
+    mpi: MPIConfiguration = Field(default_factory=MPIConfiguration)
+    checkpoint: CheckpointConfiguration = Field(default_factory=CheckpointConfiguration)
+    discovery: DiscoveryConfiguration = Field(default_factory=DiscoveryConfiguration)
+    gpu: GPUConfiguration = Field(default_factory=GPUConfiguration)
+    logging: LoggingConfiguration = Field(default_factory=LoggingConfiguration)
+    security: SecurityConfiguration = Field(default_factory=SecurityConfiguration)
+
+
+def set_operator_defaults(cfg: OperatorConfiguration) -> OperatorConfiguration:
+    """Apply the operator's own defaults to unset fields (returns a new object).
+
+    Mirrors: api/config/v1alpha1/defaults.go SetDefaultsOperatorConfiguration.
+    """
+    cfg = cfg.model_copy(deep=True)
+    metrics = cfg.server.metrics
+    metrics.port = metrics.port or 8080
+    metrics.bind_address = metrics.bind_address or "0.0.0.0"
+    metrics.secure = True if metrics.secure is None else metrics.secure
+    probe = cfg.server.health_probe
+    probe.port = probe.port or 8081
+    probe.bind_address = probe.bind_address or "0.0.0.0"
+    hook = cfg.server.webhook
+    hook.host = hook.host or "0.0.0.0"
+    hook.port = hook.port or 9443
+    hook.cert_dir = hook.cert_dir or "/tmp/k8s-webhook-server/serving-certs"
+    hook.cert_provision_mode = hook.cert_provision_mode or "auto"
+    hook.secret_name = hook.secret_name or "webhook-server-cert"
+    grove = cfg.orchestrators.grove
+    grove.termination_delay = grove.termination_delay or "15m"
+    scope = cfg.namespace.scope
+    scope.lease_duration = scope.lease_duration or "30s"
+    scope.lease_renew_interval = scope.lease_renew_interval or "10s"
+    cfg.discovery.backend = cfg.discovery.backend or consts.DISCOVERY_BACKEND_KUBERNETES
+    if cfg.gpu.discovery_enabled is None:
+        cfg.gpu.discovery_enabled = True
+    if cfg.service_mesh.provider == "istio" and cfg.service_mesh.istio is None:
+        cfg.service_mesh.istio = IstioMesh()
+    if cfg.service_mesh.istio is not None:
+        cfg.service_mesh.istio.tls_mode = cfg.service_mesh.istio.tls_mode or "SIMPLE"
+        if cfg.service_mesh.istio.insecure_skip_verify is None:
+            cfg.service_mesh.istio.insecure_skip_verify = True
+    cfg.logging.level = cfg.logging.level or "info"
+    cfg.logging.format = cfg.logging.format or "json"
+    return cfg
+
+
+def helm_default_operator_config(release_namespace: str = "dynamo-system") -> OperatorConfiguration:
+    """What the operator Helm chart renders with its default values, defaults applied.
+
+    The chart leaves NATS/etcd unset (neither is installed by default), keeps discovery on
+    ``kubernetes``, sets the MPI SSH secret to ``mpi-run-ssh-secret`` and, in cluster-wide mode,
+    names the planner/DGDR/EPP ClusterRoles after the release (``dynamo-platform`` assumed).
+    Mirrors: deploy/helm/charts/platform/components/operator/templates/operator-config.yaml.
+    """
+    fullname = "dynamo-platform-dynamo-operator"
+    cfg = OperatorConfiguration.model_validate(
+        {
+            "server": {
+                "metrics": {"bindAddress": "0.0.0.0", "secure": True},
+                "webhook": {
+                    "certProvisionMode": "auto",
+                    "secretName": "webhook-server-cert",
+                    "serviceName": f"{fullname}-webhook-service",
+                },
+            },
+            "leaderElection": {"enabled": True, "id": "dynamo.nvidia.com", "namespace": "kube-system"},
+            "orchestrators": {
+                "kaiScheduler": {"enabled": False},
+                "volcanoScheduler": {"enabled": False},
+                "grove": {"enabled": False},
+            },
+            "rbac": {
+                "plannerClusterRoleName": f"{fullname}-planner",
+                "dgdrProfilingClusterRoleName": f"{fullname}-dgdr-profiling",
+                "eppClusterRoleName": f"{fullname}-epp",
+            },
+            "mpi": {"sshSecretName": "mpi-run-ssh-secret", "sshSecretNamespace": release_namespace},
+        }
+    )
+    return set_operator_defaults(cfg)
+
+
+def validate_operator_config(cfg: OperatorConfiguration) -> list[Result]:
+    """The operator's startup validation of its (defaulted) configuration.
+
+    Mirrors: api/config/validation/validation.go ValidateOperatorConfiguration.
+    """
+    out: list[Result] = []
+
+    def err(path: str, message: str) -> None:
+        out.append(Result(message, field=path))
+
+    for path, port in (
+        ("server.metrics.port", cfg.server.metrics.port),
+        ("server.healthProbe.port", cfg.server.health_probe.port),
+        ("server.webhook.port", cfg.server.webhook.port),
+    ):
+        if port < 0 or port > 65535:
+            err(path, f"Invalid value: {port}: must be between 0 and 65535")
+    if cfg.leader_election.enabled and not cfg.leader_election.id:
+        err("leaderElection.id", "Required value: leader election ID is required when leader election is enabled")
+    if not cfg.mpi.ssh_secret_name:
+        err("mpi.sshSecretName", "Required value: MPI SSH secret name is required")
+    if not cfg.mpi.ssh_secret_namespace:
+        err("mpi.sshSecretNamespace", "Required value: MPI SSH secret namespace is required")
+    if cfg.infrastructure.model_express_url:
+        from urllib.parse import urlparse  # only for this rare setting (start-up time)
+
+        parsed = urlparse(cfg.infrastructure.model_express_url)
+        if not parsed.scheme and not parsed.netloc and not parsed.path:
+            err("infrastructure.modelExpressURL", "Invalid value: must be a valid URL")
+    if cfg.discovery.backend not in (consts.DISCOVERY_BACKEND_KUBERNETES, consts.DISCOVERY_BACKEND_ETCD):
+        err(
+            "discovery.backend",
+            f'Unsupported value: "{cfg.discovery.backend}": supported values: "kubernetes", "etcd"',
+        )
+    if not cfg.namespace.restricted:
+        rbac = cfg.rbac
+        if not rbac.planner_cluster_role_name:
+            err("rbac.plannerClusterRoleName", "Required value: planner ClusterRole name is required in cluster-wide mode")
+        if not rbac.dgdr_profiling_cluster_role_name:
+            err(
+                "rbac.dgdrProfilingClusterRoleName",
+                "Required value: DGDR profiling ClusterRole name is required in cluster-wide mode",
+            )
+        if not rbac.epp_cluster_role_name:
+            err("rbac.eppClusterRoleName", "Required value: EPP ClusterRole name is required in cluster-wide mode")
+    if cfg.service_mesh.istio is not None:
+        tls = cfg.service_mesh.istio.tls_mode
+        if tls not in ("DISABLE", "SIMPLE", "ISTIO_MUTUAL", "MUTUAL"):
+            err(
+                "serviceMesh.istio.tlsMode",
+                f'Unsupported value: "{tls}": supported values: "DISABLE", "SIMPLE", "ISTIO_MUTUAL", "MUTUAL"',
+            )
+        if tls == "MUTUAL":
+            if not cfg.service_mesh.istio.client_certificate:
+                err("serviceMesh.istio.clientCertificate", "Required value: required when tlsMode is MUTUAL")
+            if not cfg.service_mesh.istio.private_key:
+                err("serviceMesh.istio.privateKey", "Required value: required when tlsMode is MUTUAL")
+    return out
+
+
+def parse_operator_config(doc: dict[str, Any], prefix: str = "") -> tuple[OperatorConfiguration | None, list[Result]]:
+    """Parse, default and validate an OperatorConfiguration document."""
+    results: list[Result] = []
+    if doc.get("apiVersion", consts.OPERATOR_CONFIG_API_VERSION) != consts.OPERATOR_CONFIG_API_VERSION:
+        results.append(
+            Result(
+                f'unsupported apiVersion "{doc.get("apiVersion")}" (valid: {consts.OPERATOR_CONFIG_API_VERSION})',
+                field=field_path(prefix, ("apiVersion",)),
+            )
+        )
+        return None, results
+    try:
+        cfg = OperatorConfiguration.model_validate(doc)
+    except ValidationError as err:
+        for error in err.errors(include_url=False):
+            results.append(Result(str(error["msg"]).lower(), field=field_path(prefix, tuple(error["loc"]))))
+        return None, results
+    results.extend(_unknown_fields(cfg, prefix))
+    cfg = set_operator_defaults(cfg)
+    results.extend(
+        Result(r.message, severity=r.severity, field=field_path(prefix, (r.field,)) if prefix else r.field)
+        for r in validate_operator_config(cfg)
+    )
+    if any(r.is_error for r in results):
+        return None, results
+    return cfg, results
+
+
+def _unknown_fields(model: BaseModel, prefix: str) -> list[Result]:
+    out: list[Result] = []
+    for key in (model.model_extra or {}):
+        out.append(Result(f'unknown field "{key}" (the operator ignores it)', severity=Severity.WARNING, field=field_path(prefix, (key,)), code=Code.UNKNOWN_FIELD))
+    for name, info in type(model).model_fields.items():
+        value = getattr(model, name)
+        if isinstance(value, BaseModel):
+            out.extend(_unknown_fields(value, field_path(prefix, (info.alias or name,))))
+    return out
