@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterable
 from renderer.records import dataclass
 
 from plugin.yamlio.codec import Document, load_documents
-from renderer.results import Result
+from renderer.results import Code, Result
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -42,7 +42,7 @@ def decode(data: bytes, name: str) -> tuple[str | None, list[Result]]:
     (unicode.BOMOverride(unicode.UTF8.NewDecoder())).
     """
     if data.startswith(_UTF32_BOMS):
-        return None, [Result("UTF-32 is not supported (save the file as UTF-8)", file=name)]
+        return None, [Result("UTF-32 is not supported (save the file as UTF-8)", file=name, code=Code.INPUT)]
     encoding, skip = "utf-8", 3 if data.startswith(b"\xef\xbb\xbf") else 0
     if data[:2] in _UTF16_BOMS:
         encoding, skip = _UTF16_BOMS[data[:2]], 2
@@ -50,7 +50,7 @@ def decode(data: bytes, name: str) -> tuple[str | None, list[Result]]:
         return data[skip:].decode(encoding), []
     except UnicodeDecodeError as err:
         label = "UTF-8" if encoding == "utf-8" else "UTF-16"
-        return None, [Result(f"not valid {label} at byte {err.start + skip}", file=name)]
+        return None, [Result(f"not valid {label} at byte {err.start + skip}", file=name, code=Code.INPUT)]
 
 
 # Input limits (README "Input limits"): each file, and stdin, holds at most MAX_FILE_BYTES; one
@@ -74,12 +74,12 @@ MAX_RENDERED_OBJECTS = 500_000
 
 def too_many_objects(limit: int = MAX_OBJECTS, file: str = "") -> Result:
     """The one-line error for an input past the object limit."""
-    return Result(f"the input holds more than {limit:,} objects, the limit per run; split it into several runs", file=file)
+    return Result(f"the input holds more than {limit:,} objects, the limit per run; split it into several runs", file=file, code=Code.INPUT)
 
 
 def too_many_rendered(limit: int = MAX_RENDERED_OBJECTS) -> Result:
     """The one-line error for a run that renders past the output object limit."""
-    return Result(f"the input renders more than {limit:,} objects, the limit per run; split it into several runs")
+    return Result(f"the input renders more than {limit:,} objects, the limit per run; split it into several runs", code=Code.INPUT)
 
 
 class ObjectBudget:
@@ -120,23 +120,23 @@ def read_bytes(
     """
     try:
         if confine_to is not None and not is_within(os.path.realpath(path), confine_to):
-            return None, [Result("leads outside the repository (through a symlink); it is not read", file=name)]
+            return None, [Result("leads outside the repository (through a symlink); it is not read", file=name, code=Code.INPUT)]
         info = os.stat(path)
         if stat.S_ISDIR(info.st_mode):
-            return None, [Result("is a folder, not a file", file=name)]
+            return None, [Result("is a folder, not a file", file=name, code=Code.INPUT)]
         if not stat.S_ISREG(info.st_mode) and (confine_to is not None or not special_ok):
             what = next((label for test, label in _SPECIAL_KINDS if test(info.st_mode)), "not a regular file")
-            return None, [Result(f"is {what}, not a regular file; it is not read", file=name)]
+            return None, [Result(f"is {what}, not a regular file; it is not read", file=name, code=Code.INPUT)]
         if stat.S_ISREG(info.st_mode) and info.st_size > limit:
-            return None, [Result(f"is larger than the input limit of {limit_text(limit)}", file=name)]
+            return None, [Result(f"is larger than the input limit of {limit_text(limit)}", file=name, code=Code.INPUT)]
         with open(path, "rb") as handle:
             data = handle.read(limit + 1)
     except (OSError, ValueError) as err:
         # ValueError: a NUL byte in the path
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        return None, [Result(f"cannot read: {reason}", file=name)]
+        return None, [Result(f"cannot read: {reason}", file=name, code=Code.INPUT)]
     if len(data) > limit:
-        return None, [Result(f"is larger than the input limit of {limit_text(limit)}", file=name)]
+        return None, [Result(f"is larger than the input limit of {limit_text(limit)}", file=name, code=Code.INPUT)]
     return data, []
 
 
@@ -183,7 +183,7 @@ def walk_manifests(
         try:
             names = sorted(os.listdir(lexical))
         except OSError as err:
-            results.append(Result(f"cannot read folder: {err.strerror or err}", file=display(lexical)))
+            results.append(Result(f"cannot read folder: {err.strerror or err}", file=display(lexical), code=Code.INPUT))
             continue
         subdirs: list[tuple[str, str]] = []
         for name in names:
@@ -193,11 +193,11 @@ def walk_manifests(
             if os.path.islink(path):
                 real = os.path.realpath(path)
                 if confine_to is not None and not is_within(real, confine_to):
-                    results.append(Result(f"symlink points outside the repository (-> {os.readlink(path)})", file=display(path)))
+                    results.append(Result(f"symlink points outside the repository (-> {os.readlink(path)})", file=display(path), code=Code.INPUT))
                     continue
                 if not os.path.exists(real):
                     if name.endswith(MANIFEST_SUFFIXES):
-                        results.append(Result(f"broken symlink (-> {os.readlink(path)})", file=display(path)))
+                        results.append(Result(f"broken symlink (-> {os.readlink(path)})", file=display(path), code=Code.INPUT))
                     continue
             else:
                 real = os.path.join(real_dir, name)
@@ -250,7 +250,7 @@ def read_sources(paths: Iterable[str], confine_to: str | None = None) -> tuple[l
             return
         budget -= len(data)
         if budget < 0:
-            results.append(Result(f"the input is larger than the limit of {limit_text(MAX_INPUT_BYTES)} in total", file=name))
+            results.append(Result(f"the input is larger than the limit of {limit_text(MAX_INPUT_BYTES)} in total", file=name, code=Code.INPUT))
             return
         text, problems = decode(data, name)
         results.extend(problems)
@@ -262,11 +262,11 @@ def read_sources(paths: Iterable[str], confine_to: str | None = None) -> tuple[l
             break
         if path == "-":
             if sys.stdin is None:
-                add(None, "<stdin>", [Result("cannot read: standard input is closed", file="<stdin>")])
+                add(None, "<stdin>", [Result("cannot read: standard input is closed", file="<stdin>", code=Code.INPUT)])
                 continue
             data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
             if len(data) > MAX_FILE_BYTES:
-                add(None, "<stdin>", [Result(f"is larger than the input limit of {limit_text(MAX_FILE_BYTES)}", file="<stdin>")])
+                add(None, "<stdin>", [Result(f"is larger than the input limit of {limit_text(MAX_FILE_BYTES)}", file="<stdin>", code=Code.INPUT)])
             else:
                 add(data, "<stdin>", [])
             continue

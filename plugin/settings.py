@@ -96,7 +96,7 @@ def parse_render_settings(doc: dict[str, Any]) -> tuple[RenderSettings | None, l
             Result(
                 f'expected apiVersion "{RENDER_CONFIG_API_VERSION}" and kind "{RENDER_CONFIG_KIND}", '
                 f'got "{doc.get("apiVersion")}" "{doc.get("kind")}"',
-                field="kind",
+                field="kind", code=Code.CONFIG,
             )
         )
         return None, results
@@ -105,7 +105,7 @@ def parse_render_settings(doc: dict[str, Any]) -> tuple[RenderSettings | None, l
         results.append(Result(f'unknown field "{key}"', field=key, code=Code.UNKNOWN_FIELD))
     spec = doc.get("spec") or {}
     if not isinstance(spec, dict):
-        results.append(Result("expected object", field="spec"))
+        results.append(Result("expected object", field="spec", code=Code.CONFIG))
         return None, results
     try:
         settings = RenderSettings.model_validate(spec)
@@ -117,7 +117,7 @@ def parse_render_settings(doc: dict[str, Any]) -> tuple[RenderSettings | None, l
             results.append(Result(message, field=field_path("spec", tuple(error["loc"])), code=code))
         return None, results
     if settings.operator_config is not None and settings.operator_config_path is not None:
-        results.append(Result("set operatorConfig or operatorConfigPath, not both", field="spec"))
+        results.append(Result("set operatorConfig or operatorConfigPath, not both", field="spec", code=Code.CONFIG))
     if results:
         return None, results
     return settings, results
@@ -146,7 +146,7 @@ def _read_single_document(path: str, confine_to: str | None = None) -> tuple[dic
     if problems:
         return None, problems
     if len(docs) != 1 or not isinstance(docs[0].obj, dict):
-        return None, [Result("expected exactly one YAML object", file=path)]
+        return None, [Result("expected exactly one YAML object", file=path, code=Code.CONFIG)]
     return docs[0].obj, []
 
 
@@ -156,7 +156,7 @@ def load_operator_config(path: str, confine_to: str | None = None) -> tuple[Oper
     if doc is None:
         return None, results
     if doc.get("kind", consts.OPERATOR_CONFIG_KIND) != consts.OPERATOR_CONFIG_KIND:
-        return None, [Result(f'expected kind "{consts.OPERATOR_CONFIG_KIND}", got "{doc.get("kind")}"', file=path, field="kind")]
+        return None, [Result(f'expected kind "{consts.OPERATOR_CONFIG_KIND}", got "{doc.get("kind")}"', file=path, field="kind", code=Code.CONFIG)]
     cfg, problems = parse_operator_config(doc)
     return cfg, [p.with_source(path, 0) for p in problems]
 
@@ -224,7 +224,7 @@ def resolve_settings(
         try:
             settings = RenderSettings.model_validate(_merged(settings.model_dump(by_alias=True, exclude_none=True), overrides))
         except ValueError as err:
-            results.append(Result(f"invalid setting: {err}".splitlines()[0]))
+            results.append(Result(f"invalid setting: {err}".splitlines()[0], code=Code.CONFIG))
 
     operator: OperatorConfiguration | None = None
     if operator_config_path is not None:

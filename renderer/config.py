@@ -16,7 +16,7 @@ from __future__ import annotations
 from renderer.records import dataclass, field
 
 from renderer.operator_config import DEFAULT_OPERATOR_VERSION, OperatorConfiguration, helm_default_operator_config
-from renderer.results import Result
+from renderer.results import Code, Result
 
 # ---------------------------------------------------------------------------------------------
 # What the core takes from the plugin's settings
@@ -96,12 +96,12 @@ def resolve_lws_gate(
             if not lws_served:
                 results.append(Result(
                     "LWS is explicitly enabled in config but the LWS API group was not detected in the cluster",
-                    field="orchestrators.lws.enabled",
+                    field="orchestrators.lws.enabled", code=Code.CONFIG,
                 ))
             elif not volcano_served:
                 results.append(Result(
                     "LWS is explicitly enabled in config but the Volcano API group was not detected in the cluster",
-                    field="orchestrators.lws.enabled",
+                    field="orchestrators.lws.enabled", code=Code.CONFIG,
                 ))
         reason = "" if configured else "orchestrators.lws.enabled is false in the operator configuration"
         return configured, reason, results
@@ -138,7 +138,7 @@ def resolve_dra_gate(configured: bool | None, plugin_setting: bool | None, api_v
             return configured, [Result(
                 "DRA is explicitly enabled in config but the resource.k8s.io/v1 API was not detected in the cluster "
                 "(requires Kubernetes 1.34+)",
-                field="dra.enabled",
+                field="dra.enabled", code=Code.CONFIG,
             )]
         return configured, []
     if plugin_setting is not None:
@@ -182,7 +182,7 @@ def build_render_config(
                 Result(
                     "checkpoint is explicitly enabled in config but the nvidia.com/v1alpha1 PodSnapshot API was not "
                     "detected in the cluster",
-                    field="checkpoint.enabled",
+                    field="checkpoint.enabled", code=Code.CONFIG,
                 )
             )
     # Grove: a given operator config decides, else the plugin setting, else whether grove.io is
@@ -243,7 +243,7 @@ def resolve_scheduler_gates(
         if kai and api_versions is not None and not _serves_group(api_versions, KAI_GROUP):
             results.append(Result(
                 "Kai-scheduler is explicitly enabled in config but the scheduling.run.ai API group was not detected in the cluster",
-                field="orchestrators.kaiScheduler.enabled",
+                field="orchestrators.kaiScheduler.enabled", code=Code.CONFIG,
             ))
     elif plugin_kai is not None:
         kai = plugin_kai
@@ -253,7 +253,7 @@ def resolve_scheduler_gates(
     if volcano and api_versions is not None and not _serves_group(api_versions, VOLCANO_GROUP):
         results.append(Result(
             "Volcano scheduler integration is explicitly enabled in config but the Volcano API group was not detected in the cluster",
-            field="orchestrators.volcanoScheduler.enabled",
+            field="orchestrators.volcanoScheduler.enabled", code=Code.CONFIG,
         ))
     return kai, volcano, results
 

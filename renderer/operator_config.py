@@ -280,7 +280,7 @@ def validate_operator_config(cfg: OperatorConfiguration) -> list[Result]:
     out: list[Result] = []
 
     def err(path: str, message: str) -> None:
-        out.append(Result(message, field=path))
+        out.append(Result(message, field=path, code=Code.CONFIG))
 
     for path, port in (
         ("server.metrics.port", cfg.server.metrics.port),
@@ -339,7 +339,7 @@ def parse_operator_config(doc: dict[str, Any], prefix: str = "") -> tuple[Operat
         results.append(
             Result(
                 f'unsupported apiVersion "{doc.get("apiVersion")}" (valid: {consts.OPERATOR_CONFIG_API_VERSION})',
-                field=field_path(prefix, ("apiVersion",)),
+                field=field_path(prefix, ("apiVersion",)), code=Code.CONFIG,
             )
         )
         return None, results
@@ -347,12 +347,12 @@ def parse_operator_config(doc: dict[str, Any], prefix: str = "") -> tuple[Operat
         cfg = OperatorConfiguration.model_validate(doc)
     except ValidationError as err:
         for error in err.errors(include_url=False):
-            results.append(Result(str(error["msg"]).lower(), field=field_path(prefix, tuple(error["loc"]))))
+            results.append(Result(str(error["msg"]).lower(), field=field_path(prefix, tuple(error["loc"])), code=Code.CONFIG))
         return None, results
     results.extend(_unknown_fields(cfg, prefix))
     cfg = set_operator_defaults(cfg)
     results.extend(
-        Result(r.message, severity=r.severity, field=field_path(prefix, (r.field,)) if prefix else r.field)
+        Result(r.message, severity=r.severity, field=field_path(prefix, (r.field,)) if prefix else r.field, code=r.code)
         for r in validate_operator_config(cfg)
     )
     if any(r.is_error for r in results):

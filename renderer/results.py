@@ -41,9 +41,9 @@ class Code(str, enum.Enum):
     IGNORED = "ignored"  # a field that has no effect where it is written (a warning)
     CLASH = "clash"  # two sources render the same object
     REFERENCE = "reference"  # an object a rendered pod names is missing
-    INPUT = "input"  # bytes, YAML, files or cluster-state documents that cannot be read
+    INPUT = "input"  # bytes, YAML, files or cluster-state documents that cannot be read; limits; unwritable outputs
     CONFIG = "config"  # plugin or operator settings
-    NOTE = "note"  # an info note: which default or cluster fact was assumed
+    NOTE = "note"  # an info note: which default or cluster fact was assumed, what a run rendered or pruned
     UNCLASSIFIED = "unclassified"  # the producer did not say (never expected in output)
 
 

@@ -68,7 +68,7 @@ from plugin.ownership import renamed_after_render
 from plugin.yamlio.codec import dump_documents, load_documents
 from renderer import consts
 from renderer.bundle import Item, is_dcd, is_dgd, render_bundle
-from renderer.results import ResourceRef, Result, Severity, strict
+from renderer.results import Code, ResourceRef, Result, Severity, strict
 
 PLUGIN_NAME = "dynamo-render"
 PLUGIN_VERSION = "v1"
@@ -181,7 +181,7 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
         if len(winners) > 1:
             results.append(Result(
                 f"set operator-config or operator-config-path, not both (both come from the {ORIGIN_NAMES[top]})",
-                field=winners[0].label,
+                field=winners[0].label, code=Code.CONFIG,
             ))
         elif top >= operator_origin:
             winner = winners[0]
@@ -251,9 +251,9 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
 def _parse_inline_document(value: Value) -> tuple[dict[str, Any] | None, list[Result]]:
     docs, problems = load_documents(value.text, "")
     if problems:
-        return None, [Result(p.message, field=value.label) for p in problems]
+        return None, [Result(p.message, field=value.label, code=p.code) for p in problems]
     if len(docs) != 1 or not isinstance(docs[0].obj, dict):
-        return None, [Result("expected exactly one YAML or JSON object", field=value.label)]
+        return None, [Result("expected exactly one YAML or JSON object", field=value.label, code=Code.CONFIG)]
     return docs[0].obj, []
 
 
@@ -289,7 +289,7 @@ def _grove_off_note(settings: Settings, api_versions: list[str] | None) -> Resul
         "the destination cluster serves grove.io, but without an operator configuration the operator Helm chart's "
         "default keeps Grove off (global.grove.enabled: false), so graphs take the component pathway; set the "
         "grove-gate parameter to true, or give the operator configuration, if your operator runs with Grove",
-        severity=Severity.INFO,
+        severity=Severity.INFO, code=Code.NOTE,
     )
 
 
@@ -345,7 +345,7 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
     if not rendered.objects and not plan.allow_empty and not any(r.is_error for r in results):
         results.append(Result(
             f"no objects to deploy in {tree.display(tree.app)} ({described}); an empty result "
-            "makes Argo CD prune the whole Application, so it is refused unless the allow-empty parameter is true"
+            "makes Argo CD prune the whole Application, so it is refused unless the allow-empty parameter is true", code=Code.INPUT
         ))
     if plan.strict:
         results = strict(results)

@@ -17,7 +17,7 @@ from renderer.records import dataclass
 from typing import Any
 
 from plugin.options import Option, announcement, cmp_parameters
-from renderer.results import Result, Severity
+from renderer.results import Code, Result, Severity
 
 APP_ENV_PREFIX = "ARGOCD_ENV_DYNAMO_RENDER_"
 SIDECAR_ENV_PREFIX = "DYNAMO_RENDER_"
@@ -106,9 +106,9 @@ def resolve_options(env: Mapping[str, str]) -> tuple[dict[str, Value], list[Resu
                     # injects <SERVICE>_SERVICE_HOST, _PORT, ... for every Service in the namespace,
                     # so a Service named dynamo-render must not break every Application.
                     results.append(Result(f"not a dynamo-render setting; ignored (valid: {_valid_env_names(prefix)})",
-                                          severity=Severity.INFO, field=key))
+                                          severity=Severity.INFO, field=key, code=Code.CONFIG))
                 else:
-                    results.append(Result(f"unknown setting (valid: {_valid_env_names(prefix)})", field=key))
+                    results.append(Result(f"unknown setting (valid: {_valid_env_names(prefix)})", field=key, code=Code.CONFIG))
                 continue
             if env[key] == "":
                 continue  # an empty value means the default, as an unset one does
@@ -129,7 +129,7 @@ def resolve_options(env: Mapping[str, str]) -> tuple[dict[str, Value], list[Resu
     for name, value in values.items():
         allowed = PARAMETERS_BY_NAME[name].allowed
         if allowed and value.text not in allowed:
-            results.append(Result(f"invalid value {json.dumps(value.text)} (valid: {', '.join(allowed)})", field=value.label))
+            results.append(Result(f"invalid value {json.dumps(value.text)} (valid: {', '.join(allowed)})", field=value.label, code=Code.CONFIG))
     return values, results
 
 
@@ -142,39 +142,39 @@ def _parse_app_parameters(raw: str) -> tuple[dict[str, str], list[Result]]:
     if len(raw) > MAX_APP_PARAMETERS_BYTES:
         return {}, [Result(
             f"larger than the limit of {MAX_APP_PARAMETERS_BYTES // 2**10} KiB for the plugin parameters",
-            field="ARGOCD_APP_PARAMETERS",
+            field="ARGOCD_APP_PARAMETERS", code=Code.CONFIG,
         )]
     try:
         data = json.loads(raw) if raw.strip() else None
     except ValueError as err:
-        return {}, [Result(f"not valid JSON: {err}", field="ARGOCD_APP_PARAMETERS")]
+        return {}, [Result(f"not valid JSON: {err}", field="ARGOCD_APP_PARAMETERS", code=Code.CONFIG)]
     except RecursionError:
-        return {}, [Result("not valid JSON: nesting is too deep", field="ARGOCD_APP_PARAMETERS")]
+        return {}, [Result("not valid JSON: nesting is too deep", field="ARGOCD_APP_PARAMETERS", code=Code.CONFIG)]
     if data is None:
         return {}, []
     if not isinstance(data, list):
-        return {}, [Result("expected a JSON list of parameters", field="ARGOCD_APP_PARAMETERS")]
+        return {}, [Result("expected a JSON list of parameters", field="ARGOCD_APP_PARAMETERS", code=Code.CONFIG)]
     values: dict[str, str] = {}
     results: list[Result] = []
     for i, entry in enumerate(data):
         where = f"ARGOCD_APP_PARAMETERS[{i}]"
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
-            results.append(Result("expected an object with a name", field=where))
+            results.append(Result("expected an object with a name", field=where, code=Code.CONFIG))
             continue
         name = entry["name"]
         if name in READ_ONLY_NAMES:
             results.append(_read_only(name))
             continue
         if name not in PARAMETERS_BY_NAME:
-            results.append(Result(f"unknown parameter (valid: {', '.join(PARAMETERS_BY_NAME)})", field=name))
+            results.append(Result(f"unknown parameter (valid: {', '.join(PARAMETERS_BY_NAME)})", field=name, code=Code.CONFIG))
             continue
         if "array" in entry or "map" in entry:
             got = "array" if "array" in entry else "map"
-            results.append(Result(f"must be a string parameter (got {got})", field=name))
+            results.append(Result(f"must be a string parameter (got {got})", field=name, code=Code.CONFIG))
             continue
         text = entry.get("string", "")
         if not isinstance(text, str):
-            results.append(Result("must be a string parameter", field=name))
+            results.append(Result("must be a string parameter", field=name, code=Code.CONFIG))
             continue
         values[name] = text
     return values, results
@@ -182,7 +182,7 @@ def _parse_app_parameters(raw: str) -> tuple[dict[str, str], list[Result]]:
 
 def _read_only(label: str) -> Result:
     return Result("read-only information announced by the plugin, not a setting; its value is ignored",
-                  severity=Severity.WARNING, field=label)
+                  severity=Severity.WARNING, field=label, code=Code.IGNORED)
 
 
 def _parse_param_env(env: Mapping[str, str]) -> tuple[dict[str, str], list[Result]]:
@@ -199,7 +199,7 @@ def _parse_param_env(env: Mapping[str, str]) -> tuple[dict[str, str], list[Resul
             results.append(_read_only(key))
             continue
         if name is None:
-            results.append(Result(f"unknown parameter (valid: {', '.join(sorted(by_env))})", field=key))
+            results.append(Result(f"unknown parameter (valid: {', '.join(sorted(by_env))})", field=key, code=Code.CONFIG))
             continue
         values[name] = env[key]
     return values, results

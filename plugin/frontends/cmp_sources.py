@@ -27,7 +27,7 @@ from plugin.files import MAX_OBJECTS, decode, is_within as _is_within, load_sour
 from plugin.yamlio.codec import Document, load_documents
 from renderer import consts
 from plugin.settings import RENDER_CONFIG_KIND
-from renderer.results import Result, Severity
+from renderer.results import Code, Result, Severity
 
 # Argo CD's cmp-server unpacks every request into $ARGOCD_CMP_WORKDIR/_cmp_server/<uuid>/
 # (or $TMPDIR/_cmp_server/<uuid>/); common/common.go GetCMPWorkDir, util/io/files CreateTempDir.
@@ -77,13 +77,13 @@ class Tree:
     def confine(self, value: str, base: str, label: str) -> tuple[str | None, list[Result]]:
         """Resolve a repository path given relative to ``base``; refuse one leading outside."""
         if "\0" in value:
-            return None, [Result("must not contain a NUL byte", field=label)]
+            return None, [Result("must not contain a NUL byte", field=label, code=Code.CONFIG)]
         if os.path.isabs(value):
-            return None, [Result(f"must be a path relative to the application folder (got {json.dumps(value)})", field=label)]
+            return None, [Result(f"must be a path relative to the application folder (got {json.dumps(value)})", field=label, code=Code.CONFIG)]
         lexical = os.path.normpath(os.path.join(base, value))
         real = os.path.realpath(lexical)
         if not _is_within(lexical, self.root) or not _is_within(real, self.root):
-            return None, [Result(f"path {json.dumps(value)} leads outside the repository", field=label)]
+            return None, [Result(f"path {json.dumps(value)} leads outside the repository", field=label, code=Code.CONFIG)]
         return real, []
 
 
@@ -95,7 +95,7 @@ def read_one_document(real: str, display: str) -> tuple[dict[str, Any] | None, l
     if problems:
         return None, problems
     if len(docs) != 1 or not isinstance(docs[0].obj, dict):
-        return None, [Result("expected exactly one YAML object", file=display)]
+        return None, [Result("expected exactly one YAML object", file=display, code=Code.CONFIG)]
     return docs[0].obj, []
 
 
@@ -139,21 +139,21 @@ def kustomize_build(tree: Tree, kustomization: str, env: Mapping[str, str]) -> t
     display = tree.display(kustomization)
     command = kustomize_command(env)
     if command is None:
-        return [], [Result("the folder holds a kustomization, but neither kustomize nor kubectl is on PATH", file=display)]
+        return [], [Result("the folder holds a kustomization, but neither kustomize nor kubectl is on PATH", file=display, code=Code.INPUT)]
     try:
         proc = subprocess.run(
             command, cwd=tree.app, env=dict(env), stdin=subprocess.DEVNULL, capture_output=True, timeout=KUSTOMIZE_TIMEOUT, check=False
         )
     except subprocess.TimeoutExpired:
         return [], [Result(f"{' '.join(os.path.basename(c) if i == 0 else c for i, c in enumerate(command))} "
-                           f"did not finish within {KUSTOMIZE_TIMEOUT:.0f} s", file=display)]
+                           f"did not finish within {KUSTOMIZE_TIMEOUT:.0f} s", file=display, code=Code.INPUT)]
     except OSError as err:
-        return [], [Result(f"cannot run {command[0]}: {err.strerror or err}", file=display)]
+        return [], [Result(f"cannot run {command[0]}: {err.strerror or err}", file=display, code=Code.INPUT)]
     tool = " ".join([os.path.basename(command[0]), *command[1:]])
     if proc.returncode != 0:
         lines = [line.strip() for line in proc.stderr.decode("utf-8", errors="replace").splitlines() if line.strip()]
         detail = "; ".join(lines[:MAX_TOOL_LINES]) or "no message"
-        return [], [Result(f"{tool} failed (exit {proc.returncode}): {detail}", file=display)]
+        return [], [Result(f"{tool} failed (exit {proc.returncode}): {detail}", file=display, code=Code.INPUT)]
     text, problems = decode(proc.stdout, display)
     if text is None:
         return [], problems
@@ -202,7 +202,7 @@ def drop_non_manifests(documents: Sequence[Document]) -> tuple[list[Document], l
     }
     notes = [
         Result("not a Kubernetes manifest (no document has apiVersion and kind); ignored, as Argo CD's directory mode "
-               "ignores it", severity=Severity.INFO, file=file)
+               "ignores it", severity=Severity.INFO, file=file, code=Code.NOTE)
         for file in sorted(ignored)
     ]
     return [d for d in documents if d.file not in ignored], notes
@@ -211,16 +211,16 @@ def drop_non_manifests(documents: Sequence[Document]) -> tuple[list[Document], l
 def not_deployable(obj: Any) -> Result | None:
     """Argo CD can only apply Kubernetes objects; our own config kinds are never applied."""
     if not isinstance(obj, dict):
-        return Result("not a Kubernetes object (expected a mapping with apiVersion, kind and metadata.name)")
+        return Result("not a Kubernetes object (expected a mapping with apiVersion, kind and metadata.name)", code=Code.INPUT)
     if not obj.get("apiVersion") or not obj.get("kind"):
-        return Result("not a Kubernetes object (apiVersion and kind are required)")
+        return Result("not a Kubernetes object (apiVersion and kind are required)", code=Code.INPUT)
     metadata = obj.get("metadata")
     if not isinstance(metadata, dict) or not (metadata.get("name") or metadata.get("generateName")):
-        return Result("metadata.name is required", field="metadata.name")
+        return Result("metadata.name is required", field="metadata.name", code=Code.INPUT)
     if obj.get("kind") in (RENDER_CONFIG_KIND, consts.OPERATOR_CONFIG_KIND):
         return Result(
             f"a {obj['kind']} is configuration, not an object to deploy: name its file with the config "
-            f'parameter, or annotate it {LOCAL_CONFIG_ANNOTATION}: "true"'
+            f'parameter, or annotate it {LOCAL_CONFIG_ANNOTATION}: "true"', code=Code.CONFIG
         )
     return None
 

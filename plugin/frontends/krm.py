@@ -59,7 +59,7 @@ from plugin.yamlio.nodes import UnwritableInput, read_nodes
 from renderer.bundle import Item, is_dcd, is_dgd, render_bundle
 from renderer.clashes import Identities, Identity, Origin, identity_of
 from renderer.cluster.state import BUNDLE_SOURCE, StateLayer, build_cluster_state
-from renderer.results import ResourceRef, Result, Severity, strict
+from renderer.results import Code, ResourceRef, Result, Severity, strict
 
 # Names callers and tests reach through this module.
 __all__ = [
@@ -199,7 +199,7 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
     out.results.append(
         Result(
             f"rendered {sources} Dynamo resource{'s' if sources != 1 else ''} into {count} object{'s' if count != 1 else ''}",
-            severity=Severity.INFO,
+            severity=Severity.INFO, code=Code.NOTE,
         )
     )
     return out
@@ -272,7 +272,7 @@ def _unreadable(data: bytes, results: Sequence[Result], stdout: TextIO, stderr: 
 def run_resource_list(data: bytes, stdout: TextIO, stderr: TextIO, base_dir: str = ".") -> int:
     """KRM function mode: ResourceList in, ResourceList out; returns the exit code."""
     if len(data) > MAX_FILE_BYTES:
-        problem = Result(f"the ResourceList is larger than the input limit of {limit_text(MAX_FILE_BYTES)}", file="<stdin>")
+        problem = Result(f"the ResourceList is larger than the input limit of {limit_text(MAX_FILE_BYTES)}", file="<stdin>", code=Code.INPUT)
         return _unreadable(b"", [problem], stdout, stderr, "the input was not read")
     text, results = decode(data, "<stdin>")
     parsed: ResourceListInput | None = None
@@ -339,7 +339,7 @@ def run_legacy_plugin(config_path: str, data: bytes, env: Mapping[str, str], std
             config_bytes = handle.read()
     except OSError as err:
         config_bytes = None
-        results.append(Result(f"cannot read the plugin config: {err.strerror or err}", file=config_path))
+        results.append(Result(f"cannot read the plugin config: {err.strerror or err}", file=config_path, code=Code.CONFIG))
     if config_bytes is not None:
         config_text, problems = decode(config_bytes, config_path)
         results.extend(problems)

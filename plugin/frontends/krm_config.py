@@ -19,7 +19,7 @@ from plugin.settings import RENDER_CONFIG_API_VERSION, RENDER_CONFIG_KIND, Rende
 from renderer import consts
 from renderer.config import build_render_config
 from renderer.operator_config import parse_operator_config
-from renderer.results import ResourceRef, Result, describe_kind
+from renderer.results import Code, ResourceRef, Result, describe_kind
 
 # ConfigMap functionConfig (``kpt fn eval ... -- key=value``): key -> (setting path, kind), from
 # the option table (a gate is true or false here).
@@ -38,7 +38,7 @@ def resolve_function_config(config: Any, base_dir: str = ".") -> tuple[Settings 
         return resolve_settings(base_dir=base_dir)
     ref = ResourceRef.of(config)
     if not isinstance(config, dict):
-        return None, [Result(f"functionConfig must be an object, got {describe_kind(config)}", field="functionConfig")]
+        return None, [Result(f"functionConfig must be an object, got {describe_kind(config)}", field="functionConfig", code=Code.CONFIG)]
     api_version, kind = config.get("apiVersion"), config.get("kind")
     if api_version == RENDER_CONFIG_API_VERSION and kind == RENDER_CONFIG_KIND:
         settings, results = resolve_settings(settings_doc=config, base_dir=base_dir)
@@ -58,7 +58,7 @@ def resolve_function_config(config: Any, base_dir: str = ".") -> tuple[Settings 
                 "v1 ConfigMap",
             )
         )
-        settings, results = None, [Result(f'unsupported functionConfig "{api_version or ""}" "{kind or ""}" (valid: {valid})', field="kind")]
+        settings, results = None, [Result(f'unsupported functionConfig "{api_version or ""}" "{kind or ""}" (valid: {valid})', field="kind", code=Code.CONFIG)]
     return settings, [r.with_resource(ref) for r in results]
 
 
@@ -89,19 +89,19 @@ def configmap_settings_doc(config: dict[str, Any]) -> tuple[dict[str, Any] | Non
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        return None, [Result(f"expected object, got {describe_kind(data)}", field="data")]
+        return None, [Result(f"expected object, got {describe_kind(data)}", field="data", code=Code.CONFIG)]
     spec: dict[str, Any] = {}
     results: list[Result] = []
     for key in sorted(data, key=str):
         value = data[key]
         where = f"data.{key}"
         if key not in CONFIGMAP_KEYS:
-            results.append(Result(f'unknown key "{key}" (valid: {", ".join(CONFIGMAP_KEYS)})', field=where))
+            results.append(Result(f'unknown key "{key}" (valid: {", ".join(CONFIGMAP_KEYS)})', field=where, code=Code.CONFIG))
             continue
         path, kind = CONFIGMAP_KEYS[key]
         parsed, problem = _configmap_value(value, kind)
         if problem:
-            results.append(Result(problem, field=where))
+            results.append(Result(problem, field=where, code=Code.CONFIG))
             continue
         target = spec
         for part in path[:-1]:

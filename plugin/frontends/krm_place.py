@@ -34,7 +34,7 @@ from plugin.frontends.krm_wire import (
 )
 from plugin.settings import Settings
 from renderer.clashes import Origin
-from renderer.results import ResourceRef, Result, Severity
+from renderer.results import Code, ResourceRef, Result, Severity
 
 # Orchestrator bookkeeping the cluster never sees: dropped from a DCD before it is rendered, so
 # the operator's view of the object is what gets rendered, and never copied to rendered objects.
@@ -114,7 +114,7 @@ def place(
                     f"(identity clash with {Origin(ResourceRef.of(source.obj), source.path, source.index).describe()})",
                     resource=ResourceRef.of(item.obj),
                     file=_where(item).rpartition(":")[0] if item.index is not None else _where(item) if item.path else "",
-                    index=item.index if item.path else None,
+                    index=item.index if item.path else None, code=Code.CLASH,
                 ))
             continue
         if identity in fresh:
@@ -125,7 +125,7 @@ def place(
             results.append(Result(
                 f"pruned {ResourceRef.of(item.obj).short()} at {_where(item)}: an earlier run rendered it from {owner}, {reason}",
                 severity=Severity.INFO,
-                resource=ResourceRef.of(item.obj),
+                resource=ResourceRef.of(item.obj), code=Code.NOTE,
             ))
     if any(r.is_error for r in results):
         return Placed([item.position for item in items], results)

@@ -24,7 +24,7 @@ from plugin.files import MAX_OBJECTS
 from plugin.yamlio import fast as fastyaml
 from plugin.yamlio.codec import Loader, check_document, yaml_message
 from plugin.yamlio.nodes import EventComposer, construct, json_nodes, mapping_get, read_nodes, write_document, write_sequence_entries
-from renderer.results import Result
+from renderer.results import Code, Result
 
 RESOURCE_LIST_API_VERSION = "config.kubernetes.io/v1"
 RESOURCE_LIST_KIND = "ResourceList"
@@ -192,7 +192,7 @@ def _head_problem(head: dict[str, Any]) -> Result | None:
     return Result(
         f'expected apiVersion "{RESOURCE_LIST_API_VERSION}" and kind "{RESOURCE_LIST_KIND}", '
         f'got "{head.get("apiVersion", "")}" "{head.get("kind", "")}"',
-        field="kind",
+        field="kind", code=Code.INPUT,
     )
 
 
@@ -203,9 +203,9 @@ def construct_item(node: yaml.Node, where: str, position: int = 0, level: int | 
             check_document(node, level)
         return InputItem(construct(node), position), []
     except yaml.YAMLError as err:
-        return None, [Result(yaml_message(err), field=where)]
+        return None, [Result(yaml_message(err), field=where, code=Code.INPUT)]
     except RecursionError:
-        return None, [Result("document nesting is too deep", field=where)]
+        return None, [Result("document nesting is too deep", field=where, code=Code.INPUT)]
 
 
 def read_resource_list(text: str, again: Callable[[], str] | None = None) -> tuple[ResourceListInput | None, list[Result]]:
@@ -235,9 +235,9 @@ def read_resource_list(text: str, again: Callable[[], str] | None = None) -> tup
             if item is not None:
                 out.items.append(item)
     except _NotAResourceList as err:
-        return None, [Result(str(err))]
+        return None, [Result(str(err), code=Code.INPUT)]
     except RecursionError:
-        return None, [Result("document nesting is too deep", file="<stdin>")]
+        return None, [Result("document nesting is too deep", file="<stdin>", code=Code.INPUT)]
     except yaml.YAMLError as err:
         return _read_json_resource_list(text, err)
     head = {key: construct(value) for key in ("apiVersion", "kind") if (value := root.get(key)) is not None}
@@ -248,7 +248,7 @@ def read_resource_list(text: str, again: Callable[[], str] | None = None) -> tup
     if items_node is not None and not isinstance(items_node, yaml.SequenceNode) and not (
         isinstance(items_node, yaml.ScalarNode) and items_node.tag.endswith(":null")
     ):
-        return None, [Result("expected a list", field="items")]
+        return None, [Result("expected a list", field="items", code=Code.INPUT)]
     config_node = root.get("functionConfig")
     if config_node is not None:
         item, problems = construct_item(config_node, "functionConfig", level=2)
@@ -264,12 +264,12 @@ def _read_json_resource_list(text: str, err: yaml.YAMLError) -> tuple[ResourceLi
     try:
         nodes = json_nodes(text, many=False)
     except RecursionError:
-        return None, [Result("document nesting is too deep", file="<stdin>")]
+        return None, [Result("document nesting is too deep", file="<stdin>", code=Code.INPUT)]
     if not nodes:
-        return None, [Result(yaml_message(err), file="<stdin>")]
+        return None, [Result(yaml_message(err), file="<stdin>", code=Code.INPUT)]
     root = nodes[0]
     if not isinstance(root, yaml.MappingNode):
-        return None, [Result("expected a ResourceList object on stdin")]
+        return None, [Result("expected a ResourceList object on stdin", code=Code.INPUT)]
     head = {key: construct(value) for key in ("apiVersion", "kind") if (value := mapping_get(root, key)) is not None}
     problem = _head_problem(head)
     if problem is not None:
@@ -279,7 +279,7 @@ def _read_json_resource_list(text: str, err: yaml.YAMLError) -> tuple[ResourceLi
     if isinstance(items_node, yaml.SequenceNode):
         item_nodes = list(items_node.value)
     elif items_node is not None and not (isinstance(items_node, yaml.ScalarNode) and items_node.tag.endswith(":null")):
-        return None, [Result("expected a list", field="items")]
+        return None, [Result("expected a list", field="items", code=Code.INPUT)]
     out = ResourceListInput(source=NodeSource(item_nodes), count=len(item_nodes))
     results: list[Result] = []
     for position, node in enumerate(item_nodes[:MAX_OBJECTS]):

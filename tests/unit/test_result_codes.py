@@ -59,3 +59,27 @@ def test_a_render_error_takes_the_code_of_the_stage_that_catches_it() -> None:
 def test_every_code_is_documented_in_the_readme() -> None:
     documented = set(re.findall(r"^\| `([a-z-]+)` \|", README.read_text(), flags=re.M))
     assert {code.value for code in Code} <= documented
+
+
+def _results_without_a_code(root: Path) -> list[str]:
+    """Every ``Result(...)`` call in a package's source that does not name its ``code``."""
+    import ast
+
+    missing = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "Result"
+                and not any(keyword.arg in ("code", None) for keyword in node.keywords)
+            ):
+                missing.append(f"{path.relative_to(root.parent)}:{node.lineno}")
+    return missing
+
+
+@pytest.mark.parametrize("package", ["renderer", "plugin"])
+def test_every_result_names_its_code(package: str) -> None:
+    # The renderer's and the front ends' own results (settings, files, the CMP and KRM wire
+    # formats, hydrate writes) name their family too, so no producer falls back to unclassified.
+    assert _results_without_a_code(Path(__file__).parents[2] / package) == []
