@@ -48,24 +48,33 @@ def _padded_environment(home: Path) -> dict[str, str]:
     return env
 
 
-def test_a_clash_across_parts_of_a_split_file_list_is_an_error(tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path) -> None:
+def _run_split_list(tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path, second: str) -> tuple[subprocess.CompletedProcess[str], list[int], int]:
+    """pre-commit over a file list long enough to be split: a DCD first, ConfigMaps, ``second`` last.
+
+    Returns the run, the number of files each part of the counting hook saw, and how many
+    files the repository holds besides its .pre-commit-config.yaml.
+    """
     files = {"deploy/a-first.yaml": GOOD}
     folder = "deploy/" + "long-folder-name-" * 3
     for n in range(240):
         files[f"{folder}/settings-{n:03d}.yaml"] = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings-{n:03d}\n"
-    # the same DCD (name and namespace) in the last file of the list
-    files["deploy/z-second.yaml"] = GOOD.replace("replicas: 1", "replicas: 2")
+    files["deploy/z-second.yaml"] = second
     config = _hook_config(hook_repo, "      - id: dynamo-validate\n") + COUNTER_HOOK.format(python=sys.executable)
     repo = _user_repo(tmp_path / "user", config, files)
     _git(repo, "commit", "-q", "-m", "manifests")
-
     done = subprocess.run(
         [sys.executable, "-m", "pre_commit", "run", "--color", "never", "--all-files"],
         cwd=repo, env=_padded_environment(pre_commit_home), check=False, capture_output=True, text=True, timeout=900,
     )
     parts = [int(line) for line in (repo / "parts.log").read_text().split()]
+    return done, parts, len(files)
+
+
+def test_a_clash_across_parts_of_a_split_file_list_is_an_error(tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path) -> None:
+    # the same DCD (name and namespace) in the last file of the list
+    done, parts, count = _run_split_list(tmp_path, hook_repo, pre_commit_home, GOOD.replace("replicas: 1", "replicas: 2"))
     # every file once, the .pre-commit-config.yaml included: the list really was split
-    assert len(parts) >= 3 and sum(parts) == len(files) + 1, parts
+    assert len(parts) >= 3 and sum(parts) == count + 1, parts
     assert done.returncode == 1, done.stdout + done.stderr
     clash = [line for line in done.stdout.splitlines() if "identity clash" in line]
     assert clash, done.stdout
@@ -75,18 +84,6 @@ def test_a_clash_across_parts_of_a_split_file_list_is_an_error(tmp_path: Path, h
 
 def test_without_a_clash_a_split_file_list_passes(tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path) -> None:
     """The handoff adds no false clash: a part claims each earlier file once, as its own source."""
-    files = {"deploy/a-first.yaml": GOOD}
-    folder = "deploy/" + "long-folder-name-" * 3
-    for n in range(240):
-        files[f"{folder}/settings-{n:03d}.yaml"] = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings-{n:03d}\n"
-    files["deploy/z-second.yaml"] = GOOD.replace("agg-frontend", "other-frontend")
-    config = _hook_config(hook_repo, "      - id: dynamo-validate\n") + COUNTER_HOOK.format(python=sys.executable)
-    repo = _user_repo(tmp_path / "user", config, files)
-    _git(repo, "commit", "-q", "-m", "manifests")
-    done = subprocess.run(
-        [sys.executable, "-m", "pre_commit", "run", "--color", "never", "--all-files"],
-        cwd=repo, env=_padded_environment(pre_commit_home), check=False, capture_output=True, text=True, timeout=900,
-    )
-    parts = [int(line) for line in (repo / "parts.log").read_text().split()]
+    done, parts, _ = _run_split_list(tmp_path, hook_repo, pre_commit_home, GOOD.replace("agg-frontend", "other-frontend"))
     assert len(parts) >= 3, parts
     assert done.returncode == 0, done.stdout + done.stderr
