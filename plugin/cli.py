@@ -15,7 +15,7 @@ import click
 
 from plugin import console
 from plugin.console import ENVIRONMENT_ERROR, INTERNAL_ERROR, guarded
-from plugin.options import BY_NAME
+from plugin.options import BY_NAME, common_options
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -69,29 +69,9 @@ def cli() -> None:
 @settings_options("companions")
 @click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
 @verbose_option
-def render(paths: tuple[str, ...], operator_config_path: str | None, config: str | None, namespace: str | None,
-           keep_sources: bool, lws: bool | None, emit: str | None, cluster_state: str | None, live: bool,
-           kubeconfig: str | None, kube_context: str | None, companions: bool | None, output: str,
-           verbose: bool) -> None:
+def render(**values: Any) -> None:
     """Render DynamoComponentDeployments and DynamoGraphDeployments in PATHS (files, directories, or - for stdin)."""
-    _exit(
-        lambda: console.render(
-            paths=paths,
-            operator_config_path=operator_config_path,
-            config=config,
-            namespace=namespace,
-            keep_sources=keep_sources,
-            lws=lws,
-            emit=emit,
-            cluster_state=cluster_state,
-            live=live,
-            kubeconfig=kubeconfig,
-            kube_context=kube_context,
-            companions=companions,
-            output=output,
-            verbose=verbose,
-        )
-    )
+    _exit(lambda: console.render(**values))
 
 
 @cli.command()
@@ -115,8 +95,7 @@ def convert(paths: tuple[str, ...], output: str, in_place: bool) -> None:
 @click.option("-o", "--output", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 @click.option("--exit-code", is_flag=True, help="Exit 1 when anything changed, as git diff --exit-code does.")
 @settings_options(*SHARED)
-def diff(paths: tuple[str, ...], base: str | None, output: str, exit_code: bool, operator_config_path: str | None,
-         config: str | None, namespace: str | None, lws: bool | None, cluster_state: str | None) -> None:
+def diff(paths: tuple[str, ...], base: str | None, output: str, exit_code: bool, **shared: Any) -> None:
     """What a change does to running workloads and GPUs: diff OLD NEW, or diff --base REV PATH...
 
     Both sides are rendered with the same settings; workloads are reported as replaced (worker
@@ -127,22 +106,8 @@ def diff(paths: tuple[str, ...], base: str | None, output: str, exit_code: bool,
     from plugin.frontends.diff import run
 
     old, new = ((), paths) if base is not None else ((paths[0],), (paths[1],))
-    _exit(
-        lambda: run(
-            old=old,
-            new=new,
-            base=base,
-            output=output,
-            exit_code=exit_code,
-            stdout=sys.stdout,
-            stderr=sys.stderr,
-            operator_config=operator_config_path,
-            config=config,
-            namespace=namespace,
-            lws=lws,
-            cluster_state=cluster_state,
-        )
-    )
+    common = common_options(shared)
+    _exit(lambda: run(old, new, base, output, exit_code, sys.stdout, sys.stderr, common))
 
 
 @cli.command(context_settings={"ignore_unknown_options": True})
@@ -183,13 +148,11 @@ def parameters() -> None:
 @click.argument("filenames", nargs=-1, metavar="[FILE]...")
 @settings_options(*SHARED)
 @verbose_option
-def validate(filenames: tuple[str, ...], operator_config_path: str | None, config: str | None, namespace: str | None,
-             lws: bool | None, cluster_state: str | None, verbose: bool) -> None:
+def validate(filenames: tuple[str, ...], **shared: Any) -> None:
     """Check Dynamo manifests against every offline admission rule and render them (pre-commit hook)."""
     from plugin.frontends.precommit_validate import run
-    from plugin.options import CommonOptions
 
-    hook = CommonOptions(operator_config_path, config, namespace, lws, cluster_state, verbose)
+    hook = common_options(shared)
     _exit(lambda: run(filenames, hook, sys.stdout))
 
 
@@ -206,14 +169,11 @@ def validate(filenames: tuple[str, ...], operator_config_path: str | None, confi
 @settings_options("keep-sources")
 @settings_options(*SHARED)
 @verbose_option
-def hydrate_check(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: bool,
-                  operator_config_path: str | None, config: str | None, namespace: str | None, lws: bool | None,
-                  cluster_state: str | None, verbose: bool) -> None:
+def hydrate_check(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: bool, **shared: Any) -> None:
     """Fail when committed rendered output (OUTPUT) differs from a fresh render of SOURCE (pre-commit hook)."""
     from plugin.frontends.precommit_hydrate import run
-    from plugin.options import CommonOptions
 
-    hook = CommonOptions(operator_config_path, config, namespace, lws, cluster_state, verbose)
+    hook = common_options(shared)
     _exit(lambda: run(source, output, fix, tracked_only, keep_sources, hook, sys.stdout))
 
 

@@ -94,25 +94,11 @@ def render(
 ) -> int:
     """``dynamo-render render``."""
     from plugin.frontends.render import run
+    from plugin.options import CommonOptions
 
-    return run(
-        paths=paths,
-        operator_config=operator_config_path,
-        config=config,
-        namespace=namespace,
-        keep_sources=keep_sources,
-        lws=lws,
-        emit=emit,
-        output=output,
-        verbose=verbose,
-        stdout=sys.stdout,
-        stderr=sys.stderr,
-        cluster_state=cluster_state,
-        live=live,
-        companions=companions,
-        kubeconfig=kubeconfig,
-        context=kube_context,
-    )
+    common = CommonOptions(operator_config_path, config, namespace, lws, cluster_state, verbose)
+    return run(paths, common, sys.stdout, sys.stderr, keep_sources=keep_sources, output=output, live=live,
+               companions=companions, kubeconfig=kubeconfig, context=kube_context, emit=emit)
 
 
 def krm(args: Sequence[str]) -> int:

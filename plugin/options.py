@@ -240,3 +240,11 @@ class CommonOptions:
     lws: bool | None = None
     cluster_state: str | None = None
     verbose: bool = False
+
+
+def common_options(values: dict[str, Any]) -> CommonOptions:
+    """The shared options from a command's keyword arguments (``settings_options`` names them)."""
+    return CommonOptions(
+        values.get("operator_config_path"), values.get("config"), values.get("namespace"), values.get("lws"),
+        values.get("cluster_state"), bool(values.get("verbose")),
+    )

@@ -27,6 +27,7 @@ import pytest
 import yaml
 
 from plugin.frontends.render import run
+from plugin.options import CommonOptions
 from plugin.yamlio.codec import dump_documents
 from tests.golden_match import match_stream
 from tests.schemas import validate_object
@@ -48,19 +49,16 @@ def render_case(case: Path) -> tuple[int, str, str, dict[str, Any]]:
     config = case / "config.yaml"
     cluster = case / "cluster.yaml"
     stdout, stderr = io.StringIO(), io.StringIO()
-    code = run(
-        paths=[str(case / "input.yaml")],
-        operator_config=None,
+    common = CommonOptions(
         config=str(config) if config.exists() else None,
         namespace=meta.get("namespace"),
-        keep_sources=bool(meta.get("keepSources", False)),
         lws=meta.get("lws"),
-        output="yaml",
-        verbose=True,
-        stdout=stdout,
-        stderr=stderr,
         cluster_state=str(cluster) if cluster.exists() else None,
-        companions=meta.get("companions"),
+        verbose=True,
+    )
+    code = run(
+        [str(case / "input.yaml")], common, stdout, stderr,
+        keep_sources=bool(meta.get("keepSources", False)), companions=meta.get("companions"),
     )
     return code, stdout.getvalue(), stderr.getvalue(), meta
 

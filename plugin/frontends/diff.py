@@ -50,14 +50,10 @@ def run(
     exit_code: bool,
     stdout: TextIO,
     stderr: TextIO,
-    operator_config: str | None = None,
-    config: str | None = None,
-    namespace: str | None = None,
-    lws: bool | None = None,
-    cluster_state: str | None = None,
+    common: CommonOptions = CommonOptions(),
 ) -> int:
     """Render both sides, compare them, print the report; returns the exit code."""
-    settings, problems = settings_from_args(CommonOptions(operator_config, config, namespace, lws, cluster_state))
+    settings, problems = settings_from_args(common)
     if settings is None or any(r.is_error for r in problems):
         _report(problems, stderr)
         return 1

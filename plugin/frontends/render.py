@@ -33,16 +33,12 @@ def report(results: Sequence[Result], stream: TextIO, verbose: bool = False) -> 
 
 def run(
     paths: Sequence[str],
-    operator_config: str | None,
-    config: str | None,
-    namespace: str | None,
-    keep_sources: bool,
-    lws: bool | None,
-    output: str,
-    verbose: bool,
+    common: CommonOptions,
     stdout: TextIO,
     stderr: TextIO,
-    cluster_state: str | None = None,
+    *,
+    keep_sources: bool = False,
+    output: str = "yaml",
     live: bool = False,
     companions: bool | None = None,
     kubeconfig: str | None = None,
@@ -50,6 +46,7 @@ def run(
     emit: str | None = None,
 ) -> int:
     """Render ``paths`` and write the stream; returns the exit code."""
+    verbose = common.verbose
     # The live lookup (opt-in): API discovery first, as the gates depend on it.
     results: list[Result] = []
     cluster: LiveCluster | None = None
@@ -61,7 +58,6 @@ def run(
             served, problems = cluster.discover()
             results.extend(problems)
             discovered.append(StateLayer(LIVE_SOURCE, api_versions=served))
-    common = CommonOptions(operator_config, config, namespace, lws, cluster_state, verbose)
     settings, problems = settings_from_args(common, keep_sources, {"emit": emit, "companions": companions}, discovered)
     results.extend(problems)
     sources, problems = read_sources(paths)

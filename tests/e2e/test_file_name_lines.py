@@ -27,10 +27,7 @@ NAME = "deploy\nnext.yaml"
 
 def _render(folder: Path) -> str:
     out, err = io.StringIO(), io.StringIO()
-    code = render_frontend.run(
-        paths=[str(folder)], operator_config=None, config=None, namespace=None, keep_sources=False, lws=None,
-        output="yaml", verbose=False, stdout=out, stderr=err,
-    )
+    code = render_frontend.run([str(folder)], CommonOptions(), out, err)
     assert code == 1 and out.getvalue() == ""
     return err.getvalue()
 

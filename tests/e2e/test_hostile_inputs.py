@@ -28,10 +28,7 @@ def run_render(text: str, tmp_path: Path, name: str = "input.yaml") -> tuple[int
     path = tmp_path / name
     path.write_text(text)
     out, err = io.StringIO(), io.StringIO()
-    code = render_frontend.run(
-        paths=[str(path)], operator_config=None, config=None, namespace=None, keep_sources=False, lws=None,
-        output="yaml", verbose=False, stdout=out, stderr=err,
-    )
+    code = render_frontend.run([str(path)], CommonOptions(), out, err)
     return code, out.getvalue(), err.getvalue()
 
 
@@ -158,10 +155,7 @@ def test_more_than_a_thousand_nested_folders_render(tmp_path: Path) -> None:
     root = _nest(tmp_path / "deep", 1100)
     out, err = io.StringIO(), io.StringIO()
     try:
-        code = render_frontend.run(
-            paths=[str(root)], operator_config=None, config=None, namespace=None, keep_sources=False, lws=None,
-            output="yaml", verbose=False, stdout=out, stderr=err,
-        )
+        code = render_frontend.run([str(root)], CommonOptions(), out, err)
     finally:
         _remove_nested(root, 1100)
     assert code == 0, err.getvalue()[:500]

@@ -102,10 +102,7 @@ def _write(folder: Path, files: dict[str, list[dict[str, Any]]]) -> list[Path]:
 def run_render(folder: Path, files: dict[str, list[dict[str, Any]]]) -> tuple[int, str, str]:
     paths = _write(folder, files)
     out, err = io.StringIO(), io.StringIO()
-    code = render_frontend.run(
-        paths=[str(p) for p in paths], operator_config=None, config=None, namespace=None, keep_sources=False,
-        lws=None, output="yaml", verbose=False, stdout=out, stderr=err,
-    )
+    code = render_frontend.run([str(p) for p in paths], CommonOptions(), out, err)
     return code, out.getvalue(), err.getvalue()
 
 

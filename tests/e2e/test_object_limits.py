@@ -56,10 +56,7 @@ def test_the_limits_are_the_documented_ones() -> None:
 
 def test_render(too_many: Path) -> None:
     out, err = io.StringIO(), io.StringIO()
-    code = render_frontend.run(
-        paths=[str(too_many)], operator_config=None, config=None, namespace=None, keep_sources=False, lws=None,
-        output="yaml", verbose=False, stdout=out, stderr=err,
-    )
+    code = render_frontend.run([str(too_many)], CommonOptions(), out, err)
     assert code == 1 and out.getvalue() == ""
     assert LIMIT_LINE in err.getvalue() and "b-objects.yaml" in err.getvalue()
     assert "Traceback" not in err.getvalue()

@@ -152,18 +152,7 @@ def test_cli_never_leaks_secret_data(tmp_path: Path, case: str, verbose: bool) -
     stdout, stderr = io.StringIO(), io.StringIO()
     from plugin.frontends.render import run
 
-    code = run(
-        paths=[str(tmp_path / "bundle")],
-        operator_config=None,
-        config=None,
-        namespace=None,
-        keep_sources=False,
-        lws=None,
-        output="yaml",
-        verbose=verbose,
-        stdout=stdout,
-        stderr=stderr,
-    )
+    code = run([str(tmp_path / "bundle")], CommonOptions(verbose=verbose), stdout, stderr)
     _canary_free(stderr.getvalue(), "stderr")
     if case == "renders":
         assert code == 0, stderr.getvalue()

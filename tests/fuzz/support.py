@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 import plugin.frontends.render as render_cmd
+from plugin.options import CommonOptions
 from renderer.results import Result, Severity
 from tests.schemas import validate_object
 
@@ -58,18 +59,16 @@ def render(
     stdout, stderr = io.StringIO(), io.StringIO()
     render_cmd.report = recording_report  # type: ignore[assignment]
     try:
+        more = {k: str(v) if isinstance(v, Path) else v for k, v in extra.items()}
+        common = CommonOptions(
+            str(operator_config) if operator_config else None,
+            str(config) if config else None,
+            namespace,
+            lws,
+            more.pop("cluster_state", None),
+        )
         code = render_cmd.run(
-            paths=[str(p) for p in paths],
-            operator_config=str(operator_config) if operator_config else None,
-            config=str(config) if config else None,
-            namespace=namespace,
-            keep_sources=keep_sources,
-            lws=lws,
-            output=output,
-            verbose=False,
-            stdout=stdout,
-            stderr=stderr,
-            **{k: str(v) if isinstance(v, Path) else v for k, v in extra.items()},
+            [str(p) for p in paths], common, stdout, stderr, keep_sources=keep_sources, output=output, **more
         )
     finally:
         render_cmd.report = original  # type: ignore[assignment]

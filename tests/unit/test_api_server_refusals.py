@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from plugin.frontends import render as render_frontend
+from plugin.options import CommonOptions
 from tests.builders import dcd
 
 
@@ -23,10 +24,7 @@ def render(text: str, tmp_path: Path) -> tuple[int, str, str]:
     path = tmp_path / "input.yaml"
     path.write_text(text)
     out, err = io.StringIO(), io.StringIO()
-    code = render_frontend.run(
-        paths=[str(path)], operator_config=None, config=None, namespace=None, keep_sources=False, lws=None,
-        output="yaml", verbose=False, stdout=out, stderr=err,
-    )
+    code = render_frontend.run([str(path)], CommonOptions(), out, err)
     return code, out.getvalue(), err.getvalue()
 
 

@@ -15,6 +15,7 @@ import yaml
 
 from plugin.frontends import cmp, krm
 from plugin.frontends.render import run as render_run
+from plugin.options import CommonOptions
 from plugin.state_sources import load_state_file, namespaces_of
 from renderer.cluster.state import (
     DEPLOYMENT,
@@ -342,8 +343,8 @@ def test_render_command_reads_the_cluster_state_and_turns_companions_off(tmp_pat
     (tmp_path / "dcd.yaml").write_text(DCD_TEXT)
     (tmp_path / "state.yaml").write_text(LEGACY_DEPLOYMENT)
     out, err = io.StringIO(), io.StringIO()
-    args: dict[str, Any] = dict(operator_config=None, config=None, namespace=None, keep_sources=False, lws=None, output="yaml", verbose=False)
-    code = render_run(paths=[str(tmp_path / "dcd.yaml")], stdout=out, stderr=err, cluster_state=str(tmp_path / "state.yaml"), companions=False, **args)
+    common = CommonOptions(cluster_state=str(tmp_path / "state.yaml"))
+    code = render_run([str(tmp_path / "dcd.yaml")], common, out, err, companions=False)
     assert code == 0, err.getvalue()
     objects = [d for d in yaml.safe_load_all(out.getvalue()) if d]
     assert component_type(objects) == "worker"
@@ -354,10 +355,7 @@ def test_render_command_reads_the_cluster_state_and_turns_companions_off(tmp_pat
 def test_missing_cluster_state_file_is_an_error(tmp_path: Path) -> None:
     (tmp_path / "dcd.yaml").write_text(DCD_TEXT)
     out, err = io.StringIO(), io.StringIO()
-    code = render_run(
-        paths=[str(tmp_path / "dcd.yaml")], operator_config=None, config=None, namespace=None, keep_sources=False, lws=None,
-        output="yaml", verbose=False, stdout=out, stderr=err, cluster_state=str(tmp_path / "missing.yaml"),
-    )
+    code = render_run([str(tmp_path / "dcd.yaml")], CommonOptions(cluster_state=str(tmp_path / "missing.yaml")), out, err)
     assert code == 1 and out.getvalue() == ""
     assert "missing.yaml: [error]: cannot read" in err.getvalue()
 
@@ -434,7 +432,6 @@ def test_cmp_refuses_a_cluster_state_path_outside_the_repository(tmp_path: Path)
 
 def test_validate_hook_takes_a_cluster_state(tmp_path: Path) -> None:
     from plugin.frontends import precommit_validate
-    from plugin.options import CommonOptions
 
     (tmp_path / "dcd.yaml").write_text(DCD_TEXT)
     (tmp_path / "state.yaml").write_text(LEGACY_DEPLOYMENT)

@@ -11,6 +11,7 @@ import pytest
 from plugin.files import walk_manifests
 from plugin.frontends import cmp
 from plugin.frontends import render as render_cmd
+from plugin.options import CommonOptions
 
 DCD = """\
 apiVersion: nvidia.com/v1beta1
@@ -90,10 +91,7 @@ def test_symlinked_subfolder_renders_the_same_through_every_front_end(linked_app
 
     monkeypatch.chdir(linked_app)
     out, err = io.StringIO(), io.StringIO()
-    code = render_cmd.run(
-        paths=["."], operator_config=None, config=None, namespace=None, keep_sources=False, lws=None,
-        output="yaml", verbose=False, stdout=out, stderr=err,
-    )
+    code = render_cmd.run(["."], CommonOptions(), out, err)
     assert code == 0, err.getvalue()
     assert out.getvalue() == via_cmp
     # Every DCD was found, the two behind the link included.

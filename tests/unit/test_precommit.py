@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from plugin.frontends import precommit_hydrate, precommit_validate, render as render_cmd
+from plugin.options import CommonOptions
 from plugin.yamlio.codec import load_documents
 from plugin.yamlio.lines import LineIndex, format_results, resolve
 from renderer.results import Code, ResourceRef, Result, Severity
@@ -449,7 +450,7 @@ def test_hydrated_files_hold_exactly_what_render_prints_for_the_tree(tree: Path)
     _hydrate("--fix", "deploy", "rendered")
     os.remove("deploy/settings.yaml")
     stdout, stderr = io.StringIO(), io.StringIO()
-    code = render_cmd.run(["deploy"], None, None, None, False, None, "yaml", False, stdout, stderr)
+    code = render_cmd.run(["deploy"], CommonOptions(), stdout, stderr)
     assert code == 0, stderr.getvalue()
     rendered, _ = load_documents(stdout.getvalue(), "-")
 
