@@ -48,6 +48,7 @@ class FieldInfo:
     def __init__(
         self,
         default: Any = _MISSING,
+        *,
         default_factory: Callable[[], Any] | None = None,
         alias: str | None = None,
         ge: float | None = None,
@@ -77,23 +78,14 @@ class FieldInfo:
         return self.default
 
 
-def Field(  # noqa: N802 - a declaration helper, spelled like the class attribute it stands for
-    default: Any = _MISSING,
-    *,
-    default_factory: Callable[[], Any] | None = None,
-    alias: str | None = None,
-    ge: float | None = None,
-    le: float | None = None,
-    min_length: int | None = None,
-    max_length: int | None = None,
-    pattern: str | None = None,
-) -> Any:
-    """A field's default, JSON name (``alias``) and bounds."""
-    return FieldInfo(default, default_factory, alias, ge, le, min_length, max_length, pattern)
+# A field's default, JSON name (``alias``) and bounds, declared as ``name: type = Field(...)``;
+# typed loosely so that the declaration type-checks against the field's own type.
+Field: Callable[..., Any] = FieldInfo
 
 
 def ConfigDict(**settings: Any) -> dict[str, Any]:  # noqa: N802 - mirrors the class-level name it fills
-    """Model settings: ``extra`` ("forbid", "allow", "ignore"), ``frozen``, ``populate_by_name``.
+    """Model settings: ``extra`` ("forbid", "allow", "ignore"), ``frozen``, ``populate_by_name``,
+    ``alias_generator`` (the JSON name of a field declared without an alias).
 
     ``strict`` and ``defer_build`` are accepted and always in effect.
     """
@@ -184,7 +176,10 @@ class BaseModel:
             if name.startswith("_") or name in ("model_config", "model_fields") or "ClassVar" in str(annotation):
                 continue
             value = cls.__dict__.get(name, _MISSING)
-            fields[name] = value if isinstance(value, FieldInfo) else FieldInfo(default=value)
+            info = value if isinstance(value, FieldInfo) else FieldInfo(default=value)
+            if info.alias is None and "alias_generator" in cls.model_config:
+                info.alias = cls.model_config["alias_generator"](name)
+            fields[name] = info
             if name in cls.__dict__:
                 delattr(cls, name)
         for name, value in list(cls.__dict__.items()):

@@ -22,6 +22,12 @@ from renderer.results import Code, Result, Severity, field_path
 DEFAULT_OPERATOR_VERSION = "1.5.0"
 
 
+def _camel(name: str) -> str:
+    """The JSON name of a Go field: ``nats_address`` -> ``natsAddress``."""
+    first, *rest = name.split("_")
+    return first + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
 class _Loose(BaseModel):
     """Operator config models: unknown keys are kept so they can be reported as warnings.
 
@@ -30,11 +36,11 @@ class _Loose(BaseModel):
     """
 
     # Validators are built on first use, not at import (start-up time of the CLI).
-    model_config = ConfigDict(strict=True, extra="allow", populate_by_name=True, defer_build=True)
+    model_config = ConfigDict(strict=True, extra="allow", populate_by_name=True, alias_generator=_camel, defer_build=True)
 
 
 class ServerSettings(_Loose):
-    bind_address: str = Field(default="", alias="bindAddress")
+    bind_address: str = ""
     port: int = 0
 
 
@@ -44,15 +50,15 @@ class MetricsServer(ServerSettings):
 
 class WebhookServer(ServerSettings):
     host: str = ""
-    cert_dir: str = Field(default="", alias="certDir")
-    cert_provision_mode: str = Field(default="", alias="certProvisionMode")
-    secret_name: str = Field(default="", alias="secretName")
-    service_name: str = Field(default="", alias="serviceName")
+    cert_dir: str = ""
+    cert_provision_mode: str = ""
+    secret_name: str = ""
+    service_name: str = ""
 
 
 class ServerConfiguration(_Loose):
     metrics: MetricsServer = Field(default_factory=MetricsServer)
-    health_probe: ServerSettings = Field(default_factory=ServerSettings, alias="healthProbe")
+    health_probe: ServerSettings = Field(default_factory=ServerSettings)
     webhook: WebhookServer = Field(default_factory=WebhookServer)
 
 
@@ -63,8 +69,8 @@ class LeaderElection(_Loose):
 
 
 class NamespaceScope(_Loose):
-    lease_duration: str = Field(default="", alias="leaseDuration")
-    lease_renew_interval: str = Field(default="", alias="leaseRenewInterval")
+    lease_duration: str = ""
+    lease_renew_interval: str = ""
 
 
 class NamespaceConfiguration(_Loose):
@@ -77,36 +83,36 @@ class Toggle(_Loose):
 
 
 class GroveConfiguration(Toggle):
-    termination_delay: str = Field(default="", alias="terminationDelay")
+    termination_delay: str = ""
 
 
 class Orchestrators(_Loose):
     grove: GroveConfiguration = Field(default_factory=GroveConfiguration)
     lws: Toggle = Field(default_factory=Toggle)
-    kai_scheduler: Toggle = Field(default_factory=Toggle, alias="kaiScheduler")
-    volcano_scheduler: Toggle = Field(default_factory=Toggle, alias="volcanoScheduler")
+    kai_scheduler: Toggle = Field(default_factory=Toggle)
+    volcano_scheduler: Toggle = Field(default_factory=Toggle)
 
 
 class Infrastructure(_Loose):
-    nats_address: str = Field(default="", alias="natsAddress")
-    etcd_address: str = Field(default="", alias="etcdAddress")
+    nats_address: str = ""
+    etcd_address: str = ""
     model_express_url: str = Field(default="", alias="modelExpressURL")
-    prometheus_endpoint: str = Field(default="", alias="prometheusEndpoint")
+    prometheus_endpoint: str = ""
 
 
 class IngressConfiguration(_Loose):
-    virtual_service_gateway: str = Field(default="", alias="virtualServiceGateway")
-    controller_class_name: str = Field(default="", alias="controllerClassName")
+    virtual_service_gateway: str = ""
+    controller_class_name: str = ""
     controller_tls_secret_name: str = Field(default="", alias="controllerTLSSecretName")
-    host_suffix: str = Field(default="", alias="hostSuffix")
+    host_suffix: str = ""
 
 
 class IstioMesh(_Loose):
-    tls_mode: str = Field(default="", alias="tlsMode")
-    insecure_skip_verify: bool | None = Field(default=None, alias="insecureSkipVerify")
-    client_certificate: str = Field(default="", alias="clientCertificate")
-    private_key: str = Field(default="", alias="privateKey")
-    ca_certificates: str = Field(default="", alias="caCertificates")
+    tls_mode: str = ""
+    insecure_skip_verify: bool | None = None
+    client_certificate: str = ""
+    private_key: str = ""
+    ca_certificates: str = ""
 
 
 class ServiceMesh(_Loose):
@@ -116,14 +122,14 @@ class ServiceMesh(_Loose):
 
 
 class RBACConfiguration(_Loose):
-    planner_cluster_role_name: str = Field(default="", alias="plannerClusterRoleName")
-    dgdr_profiling_cluster_role_name: str = Field(default="", alias="dgdrProfilingClusterRoleName")
-    epp_cluster_role_name: str = Field(default="", alias="eppClusterRoleName")
+    planner_cluster_role_name: str = ""
+    dgdr_profiling_cluster_role_name: str = ""
+    epp_cluster_role_name: str = ""
 
 
 class MPIConfiguration(_Loose):
-    ssh_secret_name: str = Field(default="", alias="sshSecretName")
-    ssh_secret_namespace: str = Field(default="", alias="sshSecretNamespace")
+    ssh_secret_name: str = ""
+    ssh_secret_namespace: str = ""
 
 
 class CheckpointSeccomp(_Loose):
@@ -132,17 +138,17 @@ class CheckpointSeccomp(_Loose):
 
 
 class CheckpointPVC(_Loose):
-    pvc_name: str = Field(default="", alias="pvcName")
-    base_path: str = Field(default="", alias="basePath")
+    pvc_name: str = ""
+    base_path: str = ""
     create: bool = False
     size: str = ""
-    storage_class_name: str = Field(default="", alias="storageClassName")
-    access_mode: str = Field(default="", alias="accessMode")
+    storage_class_name: str = ""
+    access_mode: str = ""
 
 
 class CheckpointURIConfig(_Loose):
     uri: str = ""
-    credentials_secret_ref: str = Field(default="", alias="credentialsSecretRef")
+    credentials_secret_ref: str = ""
 
 
 class CheckpointStorage(_Loose):
@@ -156,7 +162,7 @@ class CheckpointConfiguration(_Loose):
     enabled: bool = False
     seccomp: CheckpointSeccomp | None = None
     storage: CheckpointStorage = Field(default_factory=CheckpointStorage)
-    cleanup_image: str = Field(default="", alias="cleanupImage")
+    cleanup_image: str = ""
 
 
 class DiscoveryConfiguration(_Loose):
@@ -164,7 +170,7 @@ class DiscoveryConfiguration(_Loose):
 
 
 class GPUConfiguration(_Loose):
-    discovery_enabled: bool | None = Field(default=None, alias="discoveryEnabled")
+    discovery_enabled: bool | None = None
 
 
 class LoggingConfiguration(_Loose):
@@ -179,16 +185,16 @@ class SecurityConfiguration(_Loose):
 class OperatorConfiguration(_Loose):
     """The operator's configuration document (defaults not yet applied)."""
 
-    api_version: str = Field(default=consts.OPERATOR_CONFIG_API_VERSION, alias="apiVersion")
+    api_version: str = consts.OPERATOR_CONFIG_API_VERSION
     kind: str = consts.OPERATOR_CONFIG_KIND
     server: ServerConfiguration = Field(default_factory=ServerConfiguration)
-    leader_election: LeaderElection = Field(default_factory=LeaderElection, alias="leaderElection")
+    leader_election: LeaderElection = Field(default_factory=LeaderElection)
     namespace: NamespaceConfiguration = Field(default_factory=NamespaceConfiguration)
     orchestrators: Orchestrators = Field(default_factory=Orchestrators)
     dra: Toggle = Field(default_factory=Toggle)
     infrastructure: Infrastructure = Field(default_factory=Infrastructure)
     ingress: IngressConfiguration = Field(default_factory=IngressConfiguration)
-    service_mesh: ServiceMesh = Field(default_factory=ServiceMesh, alias="serviceMesh")
+    service_mesh: ServiceMesh = Field(default_factory=ServiceMesh)
     rbac: RBACConfiguration = Field(default_factory=RBACConfiguration)
     mpi: MPIConfiguration = Field(default_factory=MPIConfiguration)
     checkpoint: CheckpointConfiguration = Field(default_factory=CheckpointConfiguration)

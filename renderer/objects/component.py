@@ -22,7 +22,7 @@ from renderer.objects.services import (
     render_model_service,
     render_virtual_service,
 )
-from renderer.objects.workloads import render_deployment, render_leader_worker_set
+from renderer.objects.workloads import render_workload
 from renderer.pod.checkpoint import CheckpointInfo, resolve_checkpoint
 from renderer.pod.checkpoint_pvc import render_checkpoint_storage
 from renderer.pod.checkpoint_restore import overlay_gms_clients
@@ -61,16 +61,7 @@ def render_component(
             checkpoint = overlay_gms_clients(checkpoint, gms_spec.model_dump(by_alias=True, exclude_none=True))
 
     # Workload: a LeaderWorkerSet for multinode under the LWS gate, else a Deployment.
-    if dcd.spec.is_multinode:
-        if not config.lws_enabled:
-            raise RenderError(
-                f"multinode DCD needs LeaderWorkerSet but the LWS gate is off ({config.lws_reason}); the operator "
-                "would render a broken single-pod Deployment, so this is refused",
-                "spec.multinode.nodeCount",
-            )
-        objects.append(render_leader_worker_set(dcd, workload_type, config, cluster, gpu_count, checkpoint))
-    else:
-        objects.append(render_deployment(dcd, workload_type, config, cluster, gpu_count, checkpoint))
+    objects.append(render_workload(dcd, workload_type, config, cluster, gpu_count, checkpoint))
 
     # Component Service, the model's headless Service, then ingress objects.
     service = render_component_service(dcd, workload_type, config.operator.discovery.backend)

@@ -145,7 +145,7 @@ def deployment_strategy(dcd: DCD, annotations: dict[str, str]) -> dict[str, Any]
     }
 
 
-def render_deployment(
+def render_workload(
     dcd: DCD,
     workload_type: str,
     config: RenderConfig,
@@ -153,9 +153,29 @@ def render_deployment(
     gpu_count: Callable[[], int],
     checkpoint: CheckpointInfo | None = None,
 ) -> dict[str, Any]:
+    """The DCD's workload: a LeaderWorkerSet for multinode under the LWS gate, else a Deployment.
+
+    Mirrors: internal/controller/dynamocomponentdeployment_controller.go Reconcile (its choice of
+    workload kind).
+    """
+
+    def template(role: str) -> dict[str, Any]:
+        return render_pod_template(dcd, workload_type, role, config, cluster, gpu_count, checkpoint)
+
+    if not dcd.spec.is_multinode:
+        return render_deployment(dcd, template(consts.ROLE_MAIN))
+    if not config.lws_enabled:
+        raise RenderError(
+            f"multinode DCD needs LeaderWorkerSet but the LWS gate is off ({config.lws_reason}); the operator "
+            "would render a broken single-pod Deployment, so this is refused",
+            "spec.multinode.nodeCount",
+        )
+    return render_leader_worker_set(dcd, workload_type, template)
+
+
+def render_deployment(dcd: DCD, template: dict[str, Any]) -> dict[str, Any]:
     """Mirrors: internal/controller/dynamocomponentdeployment_controller.go generateDeployment."""
     annotations = kube_annotations(dcd)
-    template = render_pod_template(dcd, workload_type, consts.ROLE_MAIN, config, cluster, gpu_count, checkpoint)
     spec: dict[str, Any] = {}
     if dcd.spec.replicas is not None:
         spec["replicas"] = dcd.spec.replicas
@@ -212,14 +232,7 @@ def check_main_container(pod_spec: dict[str, Any], role: str) -> None:
     raise RenderError(f"{wrap}: main container not found in pod spec", "spec.podTemplate.spec.containers")
 
 
-def render_leader_worker_set(
-    dcd: DCD,
-    workload_type: str,
-    config: RenderConfig,
-    cluster: ClusterState,
-    gpu_count: Callable[[], int],
-    checkpoint: CheckpointInfo | None = None,
-) -> dict[str, Any]:
+def render_leader_worker_set(dcd: DCD, workload_type: str, template: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
     """One LeaderWorkerSet ``<dcd>-0`` whose groups are the DCD's replicas.
 
     Mirrors: internal/controller/dynamocomponentdeployment_controller.go generateLeaderWorkerSet
@@ -228,14 +241,14 @@ def render_leader_worker_set(
     overlay = workload_pod_labels(dcd, workload_type)
     templates: dict[str, dict[str, Any]] = {}
     for role in (consts.ROLE_LEADER, consts.ROLE_WORKER):
-        template = render_pod_template(dcd, workload_type, role, config, cluster, gpu_count, checkpoint)
-        labels = dict(template["metadata"].get("labels") or {})
+        pod_template = template(role)
+        labels = dict(pod_template["metadata"].get("labels") or {})
         labels.update(overlay)
         labels[consts.LABEL_ROLE] = role
         labels.pop(consts.LABEL_SELECTOR, None)
-        template["metadata"]["labels"] = labels
-        check_main_container(template["spec"], role)
-        templates[role] = template
+        pod_template["metadata"]["labels"] = labels
+        check_main_container(pod_template["spec"], role)
+        templates[role] = pod_template
     return {
         "apiVersion": consts.LWS_API_VERSION,
         "kind": "LeaderWorkerSet",
