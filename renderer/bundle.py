@@ -18,12 +18,13 @@ One source failing never hides another; every problem comes back as a Result.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from renderer.records import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from renderer import consts
 from renderer.admission import apiserver
+from renderer.admission.api import DCD
 from renderer.admission.parse import parse_dcd
 from renderer.clashes import Identities, Origin
 from renderer.cluster.state import BUNDLE_SOURCE, ClusterState, Kind, StateLayer, build_cluster_state
@@ -32,6 +33,9 @@ from renderer.objects.component import render_component
 from renderer.objects.integrity import Need, needed_references, object_index, report_missing
 from renderer.objects.standalone_companions import render_standalone_companions
 from renderer.results import Code, RenderError, ResourceRef, Result, Severity, describe_kind
+
+if TYPE_CHECKING:
+    from renderer.graph.dgd import DGD
 
 # The graph modules (renderer.graph.*, renderer.objects.epp) are imported where a DGD is
 # rendered: a run with DCDs only does not pay for them at start-up.
@@ -118,60 +122,62 @@ def render_source(item: Item, config: RenderConfig, default_namespace: str, clus
     are errors, never output.
     """
     obj = item.obj
-    out = SourceRender(objects=None)
-
-    def add(found: Iterable[Result]) -> None:
-        out.results.extend(r.with_source(item.file, item.index) for r in found)
-
-    def accept(objects: list[dict[str, Any]]) -> SourceRender:
-        # Objects the API server would refuse are errors, never output.
-        refused = apiserver.refusals(objects)
-        if refused:
-            add(refused)
-        else:
-            out.objects = objects
-        return out
-
+    source: DGD | DCD | None
     if is_dgd(obj):
         from renderer.graph.dgd_parse import parse_dgd
-        from renderer.graph.program import render_graph
 
-        dgd, parse_results = parse_dgd(obj, default_namespace, config)
-        add(parse_results)
-        if dgd is None:
-            return out
-        graph_notes: list[Result] = []
-        try:
-            objects = render_graph(dgd, config, cluster, graph_notes)
-        except RenderError as err:
-            if dgd.written_spec is not None:  # a converted v1alpha1 DGD: the field the user wrote
-                from renderer.admission.v1alpha1.paths import dgd_path
-
-                err = RenderError(err.message, dgd_path(err.field, dgd.source.get("spec") or {}, dgd.written_spec), code=err.code)
-            add([err.to_result(dgd.ref)])
-            return out
-        add(n.with_resource(dgd.ref) for n in graph_notes)
-        if accept(objects).objects is not None:
-            out.needs = (dgd.ref, needed_references(dgd.ref, objects))
-        return out
-    if not is_dcd(obj):
+        source, found = parse_dgd(obj, default_namespace, config)
+        render: Callable[[Any, RenderConfig, ClusterState, list[Result]], list[dict[str, Any]]] = _render_dgd
+    elif is_dcd(obj):
+        source, found = parse_dcd(obj, default_namespace, config.checkpoint_enabled)
+        render = _render_dcd
+    else:
         return None
-    dcd, parse_results = parse_dcd(obj, default_namespace, config.checkpoint_enabled)
-    add(parse_results)
-    if dcd is None:
+    out = SourceRender(objects=None)
+
+    def add(results: Iterable[Result]) -> None:
+        out.results.extend(r.with_source(item.file, item.index) for r in results)
+
+    add(found)
+    if source is None:
         return out
     notes: list[Result] = []
     try:
-        objects = render_component(dcd, config, cluster, notes)
-        add(n.with_resource(dcd.ref) for n in notes)
-        out.needs = (dcd.ref, needed_references(dcd.ref, objects))
-        # Companions the graph controller would create: before the workload, as it creates them.
-        if config.companions:
-            objects = render_standalone_companions(dcd, config, cluster) + objects
+        objects = render(source, config, cluster, notes)
     except RenderError as err:
-        add([err.to_result(dcd.ref)])
+        add([err.to_result(source.ref)])
         return out
-    return accept(objects)
+    add(n.with_resource(source.ref) for n in notes)
+    # Objects the API server would refuse are errors, never output.
+    refused = apiserver.refusals(objects)
+    if refused:
+        add(refused)
+        return out
+    out.objects = objects
+    out.needs = (source.ref, needed_references(source.ref, objects))
+    return out
+
+
+def _render_dgd(dgd: DGD, config: RenderConfig, cluster: ClusterState, notes: list[Result]) -> list[dict[str, Any]]:
+    """A DGD through the graph program; a converted v1alpha1 DGD's errors name the field the user wrote."""
+    from renderer.graph.program import render_graph
+
+    try:
+        return render_graph(dgd, config, cluster, notes)
+    except RenderError as err:
+        if dgd.written_spec is None:
+            raise
+        from renderer.admission.v1alpha1.paths import dgd_path
+
+        raise RenderError(err.message, dgd_path(err.field, dgd.source.get("spec") or {}, dgd.written_spec), code=err.code) from None
+
+
+def _render_dcd(dcd: DCD, config: RenderConfig, cluster: ClusterState, notes: list[Result]) -> list[dict[str, Any]]:
+    """A DCD through the component renderer, after the companions the graph controller would create for it."""
+    objects = render_component(dcd, config, cluster, notes)
+    if config.companions:
+        objects = render_standalone_companions(dcd, config, cluster) + objects
+    return objects
 
 
 def render_bundle(

@@ -450,22 +450,29 @@ class _Emitter:
                 else:
                     self.put(char)
                 spaces = True
-            elif char in _BREAKS:
-                # a line feed asks for the literal style first, so only the other breaks get here
-                self.write_break_char(char)
-                self.indention = True
-                breaks = True
             else:
-                if breaks:
-                    self.write_indent()
-                if char == "'":
-                    self.put("'")
-                self.put(char)
-                self.indention = False
-                spaces = breaks = False
+                # a line feed asks for the literal style first, so only the other breaks get here;
+                # a quote is written twice
+                breaks = self.write_text_char(char, breaks, "''" if char == "'" else char)
+                spaces = spaces and breaks
         self.write_indicator("'", False, False, False)
         self.whitespace = False
         self.indention = False
+
+    def write_text_char(self, char: str, breaks: bool, text: str) -> bool:
+        """One character of a single-quoted or literal scalar as ``text``; True when it was a line break.
+
+        After a run of breaks the next character starts on a fresh, indented line.
+        """
+        if char in _BREAKS:
+            self.write_break_char(char)
+            self.indention = True
+            return True
+        if breaks:
+            self.write_indent()
+        self.put(text)
+        self.indention = False
+        return False
 
     def write_double_quoted(self, value: str, allow_breaks: bool) -> None:
         spaces = False
@@ -508,16 +515,7 @@ class _Emitter:
         self.whitespace = True
         breaks = True
         for char in value:
-            if char in _BREAKS:
-                self.write_break_char(char)
-                self.indention = True
-                breaks = True
-            else:
-                if breaks:
-                    self.write_indent()
-                self.put(char)
-                self.indention = False
-                breaks = False
+            breaks = self.write_text_char(char, breaks, char)
 
 
 def _at(value: str, index: int, char: str) -> bool:

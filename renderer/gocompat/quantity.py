@@ -49,37 +49,13 @@ _SUFFIX_CHARS = frozenset("eEinumkKMGTP")
 # suffix -> (base, exponent, format); the "e<n>" decimal exponents are handled apart
 _SUFFIXES: dict[str, tuple[int, int, str]] = {
     "": (10, 0, DECIMAL_SI),
-    "n": (10, -9, DECIMAL_SI),
-    "u": (10, -6, DECIMAL_SI),
-    "m": (10, -3, DECIMAL_SI),
-    "k": (10, 3, DECIMAL_SI),
-    "M": (10, 6, DECIMAL_SI),
-    "G": (10, 9, DECIMAL_SI),
-    "T": (10, 12, DECIMAL_SI),
-    "P": (10, 15, DECIMAL_SI),
-    "E": (10, 18, DECIMAL_SI),
-    "Ki": (2, 10, BINARY_SI),
-    "Mi": (2, 20, BINARY_SI),
-    "Gi": (2, 30, BINARY_SI),
-    "Ti": (2, 40, BINARY_SI),
-    "Pi": (2, 50, BINARY_SI),
-    "Ei": (2, 60, BINARY_SI),
+    **{suffix: (10, exponent, DECIMAL_SI) for suffix, exponent in zip("numkMGTPE", (-9, -6, -3, 3, 6, 9, 12, 15, 18))},
+    **{prefix + "i": (2, 10 * power, BINARY_SI) for power, prefix in enumerate("KMGTPE", 1)},
 }
 # decimal exponent -> SI suffix; an exponent missing here prints with NO suffix (Go quirk)
-_DECIMAL_SI_SUFFIX = {
-    -9: "n",
-    -6: "u",
-    -3: "m",
-    0: "",
-    3: "k",
-    6: "M",
-    9: "G",
-    12: "T",
-    15: "P",
-    18: "E",
-}
+_DECIMAL_SI_SUFFIX = {exponent: suffix for suffix, (base, exponent, _) in _SUFFIXES.items() if base == 10}
 # power of 1024 -> binary suffix
-_BINARY_SI_SUFFIX = {1: "Ki", 2: "Mi", 3: "Gi", 4: "Ti", 5: "Pi", 6: "Ei"}
+_BINARY_SI_SUFFIX = {exponent // 10: suffix for suffix, (base, exponent, _) in _SUFFIXES.items() if base == 2}
 
 # Go strings.TrimSpace: ASCII whitespace plus Unicode White_Space (not Python's isspace set)
 _GO_SPACE = (
