@@ -9,6 +9,7 @@ workload, component Service, model Service, Ingress, VirtualService).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from renderer import consts
@@ -22,7 +23,7 @@ from renderer.objects.services import (
     render_model_service,
     render_virtual_service,
 )
-from renderer.objects.workloads import render_workload
+from renderer.objects.workloads import render_pod_template, render_workload
 from renderer.pod.checkpoint import CheckpointInfo, resolve_checkpoint
 from renderer.pod.checkpoint_pvc import render_checkpoint_storage
 from renderer.pod.checkpoint_restore import overlay_gms_clients
@@ -61,7 +62,8 @@ def render_component(
             checkpoint = overlay_gms_clients(checkpoint, gms_spec.model_dump(by_alias=True, exclude_none=True))
 
     # Workload: a LeaderWorkerSet for multinode under the LWS gate, else a Deployment.
-    objects.append(render_workload(dcd, workload_type, config, cluster, gpu_count, checkpoint))
+    template = partial(render_pod_template, dcd, workload_type, config, cluster, gpu_count, checkpoint)
+    objects.append(render_workload(dcd, workload_type, config, template))
 
     # Component Service, the model's headless Service, then ingress objects.
     service = render_component_service(dcd, workload_type, config.operator.discovery.backend)

@@ -41,11 +41,11 @@ from renderer.results import RenderError
 def render_pod_template(
     dcd: DCD,
     workload_type: str,
-    role: str,
     config: RenderConfig,
     cluster: ClusterState,
     gpu_count: Callable[[], int],
-    checkpoint: CheckpointInfo | None = None,
+    checkpoint: CheckpointInfo | None,
+    role: str,
 ) -> dict[str, Any]:
     """The pod template of one role: operator labels, annotations and the base pod spec.
 
@@ -145,23 +145,13 @@ def deployment_strategy(dcd: DCD, annotations: dict[str, str]) -> dict[str, Any]
     }
 
 
-def render_workload(
-    dcd: DCD,
-    workload_type: str,
-    config: RenderConfig,
-    cluster: ClusterState,
-    gpu_count: Callable[[], int],
-    checkpoint: CheckpointInfo | None = None,
-) -> dict[str, Any]:
+def render_workload(dcd: DCD, workload_type: str, config: RenderConfig, template: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
     """The DCD's workload: a LeaderWorkerSet for multinode under the LWS gate, else a Deployment.
 
+    ``template`` builds the pod template of a role (``render_pod_template`` with the rest bound).
     Mirrors: internal/controller/dynamocomponentdeployment_controller.go Reconcile (its choice of
     workload kind).
     """
-
-    def template(role: str) -> dict[str, Any]:
-        return render_pod_template(dcd, workload_type, role, config, cluster, gpu_count, checkpoint)
-
     if not dcd.spec.is_multinode:
         return render_deployment(dcd, template(consts.ROLE_MAIN))
     if not config.lws_enabled:

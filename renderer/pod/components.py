@@ -98,12 +98,14 @@ def frontend_container(ctx: ComponentContext) -> dict[str, Any]:
     return container
 
 
-def _set_system_port_probes(container: dict[str, Any]) -> None:
-    """The liveness, readiness and startup probes on the system port that workers and the planner share.
+def _system_port_container(ctx: ComponentContext, ports: list[dict[str, Any]], env: list[dict[str, Any]]) -> dict[str, Any]:
+    """The common container with ``ports``, the three system-port probes and ``env`` appended.
 
-    Mirrors: internal/dynamo/component_worker.go and component_planner.go GetBaseContainer (the
-    same three probes in both).
+    Workers and the planner share this shape and the same probes.
+    Mirrors: internal/dynamo/component_worker.go and component_planner.go GetBaseContainer.
     """
+    container = common_container(ctx)
+    container["ports"] = ports
     container["livenessProbe"] = _http_probe(
         "/live", consts.DYNAMO_SYSTEM_PORT_NAME, periodSeconds=5, timeoutSeconds=4, failureThreshold=1
     )
@@ -113,17 +115,13 @@ def _set_system_port_probes(container: dict[str, Any]) -> None:
     container["startupProbe"] = _http_probe(
         "/live", consts.DYNAMO_SYSTEM_PORT_NAME, periodSeconds=10, timeoutSeconds=5, failureThreshold=720
     )
+    container["env"] += env
+    return container
 
 
 def worker_container(ctx: ComponentContext) -> dict[str, Any]:
     """Mirrors: internal/dynamo/component_worker.go WorkerDefaults.GetBaseContainer."""
-    container = common_container(ctx)
-    container["ports"] = [
-        _port(consts.DYNAMO_SYSTEM_PORT_NAME, consts.DYNAMO_SYSTEM_PORT),
-        _port(consts.DYNAMO_NIXL_PORT_NAME, consts.DYNAMO_NIXL_PORT),
-    ]
-    _set_system_port_probes(container)
-    container["env"] += [
+    env = [
         _env("DYN_SYSTEM_ENABLED", "true"),
         _env("DYN_SYSTEM_USE_ENDPOINT_HEALTH_STATUS", '["generate"]'),
         _env("DYN_SYSTEM_PORT", str(consts.DYNAMO_SYSTEM_PORT)),
@@ -134,23 +132,19 @@ def worker_container(ctx: ComponentContext) -> dict[str, Any]:
         _env("DYN_FORWARDPASS_METRIC_PORT", str(consts.DYNAMO_FPM_BASE_PORT)),
     ]
     if ctx.worker_hash_suffix:
-        container["env"].append(_env(consts.ENV_DYN_NAMESPACE_WORKER_SUFFIX, ctx.worker_hash_suffix))
-    return container
+        env.append(_env(consts.ENV_DYN_NAMESPACE_WORKER_SUFFIX, ctx.worker_hash_suffix))
+    system = _port(consts.DYNAMO_SYSTEM_PORT_NAME, consts.DYNAMO_SYSTEM_PORT)
+    return _system_port_container(ctx, [system, _port(consts.DYNAMO_NIXL_PORT_NAME, consts.DYNAMO_NIXL_PORT)], env)
 
 
 def planner_container(ctx: ComponentContext) -> dict[str, Any]:
     """Mirrors: internal/dynamo/component_planner.go PlannerDefaults.GetBaseContainer."""
-    container = common_container(ctx)
-    container["ports"] = [
-        _port(consts.DYNAMO_METRICS_PORT_NAME, consts.DYNAMO_PLANNER_METRICS_PORT),
-        _port(consts.DYNAMO_SYSTEM_PORT_NAME, consts.DYNAMO_SYSTEM_PORT),
-    ]
-    _set_system_port_probes(container)
-    container["env"] += [
+    metrics = _port(consts.DYNAMO_METRICS_PORT_NAME, consts.DYNAMO_PLANNER_METRICS_PORT)
+    env = [
         _env("PLANNER_PROMETHEUS_PORT", str(consts.DYNAMO_PLANNER_METRICS_PORT)),
         _env("DYN_SYSTEM_PORT", str(consts.DYNAMO_SYSTEM_PORT)),
     ]
-    return container
+    return _system_port_container(ctx, [metrics, _port(consts.DYNAMO_SYSTEM_PORT_NAME, consts.DYNAMO_SYSTEM_PORT)], env)
 
 
 def epp_config_volume(parent_name: str, epp_config: EPPConfig | None) -> tuple[dict[str, Any], dict[str, Any]]:

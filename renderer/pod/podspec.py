@@ -25,6 +25,7 @@ from renderer.pod.checkpoint import CheckpointInfo
 from renderer.pod.checkpoint_restore import apply_probe_cadence
 from renderer.cluster.state import ClusterState
 from renderer.pod.components import ComponentContext, base_container, base_pod_spec, frontend_container
+from renderer.records import replace
 from renderer.operator_config import OperatorConfiguration
 from renderer.pod.labels import (
     component_name,
@@ -271,14 +272,8 @@ def merge_frontend_sidecar(
     for i, user in enumerate(containers):
         if user.get("name") != sidecar:
             continue
-        ctx = ComponentContext(
-            component_type=consts.COMPONENT_TYPE_FRONTEND,
-            dynamo_namespace=parent_ctx.dynamo_namespace,
-            parent_name=parent_ctx.parent_name,
-            parent_namespace=parent_ctx.parent_namespace,
-            discovery_backend=parent_ctx.discovery_backend,
-            discovery_mode=parent_ctx.discovery_mode,
-        )
+        # The parent's context as a frontend's: no EPP config, no worker hash suffix.
+        ctx = replace(parent_ctx, component_type=consts.COMPONENT_TYPE_FRONTEND, epp_config=None, worker_hash_suffix="")
         base = dict(frontend_container(ctx), name=sidecar)
         merged = merge_override({k: v for k, v in base.items() if not k.endswith("Probe")}, user)
         for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
