@@ -28,6 +28,7 @@ _DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-
 _QUALIFIED_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 _SHOWN = 64
+_ALPHANUMERIC_FORM = 'consist of alphanumerics, "-", "_" or ".", starting and ending with an alphanumeric'
 
 
 def show(value: str) -> str:
@@ -36,15 +37,23 @@ def show(value: str) -> str:
     return '"' + text.encode("unicode_escape").decode("ascii").replace('"', '\\"') + '"'
 
 
+def _bounded_match(value: str, limit: int, pattern: re.Pattern[str], form: str, part: str = "") -> str | None:
+    """The length check, then the format check, of a validation.go rule (``part`` names a part of the value)."""
+    if len(value) > limit:
+        return f"{part}must be no more than {limit} characters"
+    if not pattern.fullmatch(value):
+        return f"{part}must {form}"
+    return None
+
+
 def dns1123_label_problem(value: str) -> str | None:
     """Mirrors: validation.go IsDNS1123Label."""
     if not value:
         return "must not be empty"
-    if len(value) > DNS1123_LABEL_MAX:
-        return f"must be no more than {DNS1123_LABEL_MAX} characters"
-    if not _DNS1123_LABEL.fullmatch(value):
-        return 'must be a lowercase RFC 1123 label (lowercase alphanumerics and "-", starting and ending with an alphanumeric)'
-    return None
+    return _bounded_match(
+        value, DNS1123_LABEL_MAX, _DNS1123_LABEL,
+        'be a lowercase RFC 1123 label (lowercase alphanumerics and "-", starting and ending with an alphanumeric)',
+    )
 
 
 def qualified_name_problem(value: str) -> str | None:
@@ -59,20 +68,12 @@ def qualified_name_problem(value: str) -> str | None:
             return "prefix part must be a lowercase RFC 1123 subdomain of at most 253 characters"
     if not name:
         return "name part must not be empty"
-    if len(name) > QUALIFIED_NAME_MAX:
-        return f"name part must be no more than {QUALIFIED_NAME_MAX} characters"
-    if not _QUALIFIED_NAME_PART.fullmatch(name):
-        return 'name part must consist of alphanumerics, "-", "_" or ".", starting and ending with an alphanumeric'
-    return None
+    return _bounded_match(name, QUALIFIED_NAME_MAX, _QUALIFIED_NAME_PART, _ALPHANUMERIC_FORM, "name part ")
 
 
 def label_value_problem(value: str) -> str | None:
     """Mirrors: validation.go IsValidLabelValue."""
-    if len(value) > LABEL_VALUE_MAX:
-        return f"must be no more than {LABEL_VALUE_MAX} characters"
-    if not _LABEL_VALUE.fullmatch(value):
-        return 'must be empty or consist of alphanumerics, "-", "_" or ".", starting and ending with an alphanumeric'
-    return None
+    return _bounded_match(value, LABEL_VALUE_MAX, _LABEL_VALUE, "be empty or " + _ALPHANUMERIC_FORM)
 
 
 def validate_namespace(namespace: str, field: str = "metadata.namespace") -> list[Result]:

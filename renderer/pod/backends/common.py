@@ -6,9 +6,10 @@ internal/dynamo/grove.go GroveMultinodeDeployer.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from renderer.records import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:  # renderer.admission.api imports this package's flag helpers at run time
     from renderer.admission.api import DynamoComponentDeploymentSpec
@@ -144,6 +145,28 @@ class Backend(Protocol):
     def update_container(self, container: dict[str, Any], ctx: BackendContext) -> dict[str, Any]: ...
 
     def update_pod_spec(self, pod_spec: dict[str, Any], ctx: BackendContext) -> dict[str, Any]: ...
+
+
+_B = TypeVar("_B")
+
+
+def multinode_only(
+    update: Callable[[_B, dict[str, Any], BackendContext], None],
+) -> Callable[[_B, dict[str, Any], BackendContext], dict[str, Any]]:
+    """An ``update_container`` that changes only a multinode group's containers, on a copy.
+
+    A single-node container is returned as it is; ``update`` shapes a deep copy in place.
+    """
+
+    def update_container(self: _B, container: dict[str, Any], ctx: BackendContext) -> dict[str, Any]:
+        if ctx.number_of_nodes <= 1:
+            return container
+        container = copy.deepcopy(container)
+        update(self, container, ctx)
+        return container
+
+    update_container.__doc__ = update.__doc__
+    return update_container
 
 
 def drop_probes(container: dict[str, Any], *names: str) -> None:

@@ -7,11 +7,10 @@ Mirrors: internal/dynamo/backend_sglang.go.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from renderer import consts
-from renderer.pod.backends.common import ALL_PROBES, BackendContext, drop_probes
+from renderer.pod.backends.common import ALL_PROBES, BackendContext, drop_probes, multinode_only
 from renderer.admission.flags import inject_flags_into_container_command
 
 SGLANG_DIST_INIT_PORT = "29500"
@@ -33,17 +32,14 @@ def multinode_flags(ctx: BackendContext) -> tuple[str, bool]:
 
 
 class SGLangBackend:
-    def update_container(self, container: dict[str, Any], ctx: BackendContext) -> dict[str, Any]:
+    @multinode_only
+    def update_container(self, container: dict[str, Any], ctx: BackendContext) -> None:
         """Mirrors: internal/dynamo/backend_sglang.go SGLangBackend.UpdateContainer."""
-        if ctx.number_of_nodes <= 1:
-            return container
-        container = copy.deepcopy(container)
         # Multinode workers are not probed: only the leader serves.
         if ctx.role == consts.ROLE_WORKER:
             drop_probes(container, *ALL_PROBES)
         flags, needs_shell = multinode_flags(ctx)
         inject_flags_into_container_command(container, flags, needs_shell, consts.BACKEND_SGLANG)
-        return container
 
     def update_pod_spec(self, pod_spec: dict[str, Any], ctx: BackendContext) -> dict[str, Any]:
         """Mirrors: internal/dynamo/backend_sglang.go SGLangBackend.UpdatePodSpec (nothing to do)."""

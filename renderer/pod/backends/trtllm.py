@@ -9,11 +9,10 @@ Mirrors: internal/dynamo/backend_trtllm.go.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from renderer import consts
-from renderer.pod.backends.common import BackendContext, Deployer, drop_probes
+from renderer.pod.backends.common import BackendContext, Deployer, drop_probes, multinode_only
 from renderer.admission.flags import is_python_command, shell_quote_for_bash_c
 from renderer.results import RenderError
 
@@ -122,11 +121,9 @@ def worker_launch() -> str:
 
 
 class TRTLLMBackend:
-    def update_container(self, container: dict[str, Any], ctx: BackendContext) -> dict[str, Any]:
+    @multinode_only
+    def update_container(self, container: dict[str, Any], ctx: BackendContext) -> None:
         """Mirrors: internal/dynamo/backend_trtllm.go TRTLLMBackend.UpdateContainer."""
-        if ctx.number_of_nodes <= 1:
-            return container
-        container = copy.deepcopy(container)
         # Workers are probed on their sshd port; the leader keeps its probes.
         if ctx.role == consts.ROLE_WORKER:
             drop_probes(container, "livenessProbe", "startupProbe")
@@ -152,7 +149,6 @@ class TRTLLMBackend:
         elif ctx.role == consts.ROLE_WORKER:
             container["command"] = ["/bin/sh", "-c"]
             container["args"] = [worker_launch()]
-        return container
 
     def update_pod_spec(self, pod_spec: dict[str, Any], ctx: BackendContext) -> dict[str, Any]:
         """The SSH key pair Secret as a volume (mode 0644) for every pod of a multinode group.
