@@ -42,157 +42,103 @@ class Option:
         return {"bool": BOOL_VALUES, "gate": GATE_VALUES}.get(self.kind, ())
 
 
+def _setting(name: str, key: str, *, krm: bool = True, **fields: Any) -> Option:
+    """An option that sets the DynamoRenderConfig ``spec.<key>``; a ConfigMap spells it ``key``."""
+    return Option(name, setting=(key,), configmap_key=key if krm else None, **fields)
+
+
+def _gate(name: str, title: str, tooltip: str, **fields: Any) -> Option:
+    """A feature gate: ``spec.gates.<name>``, Argo CD parameter ``<name>-gate``, default auto."""
+    return Option(
+        name, setting=("gates", name), kind="gate", parameter=f"{name}-gate", title=title, tooltip=tooltip,
+        default="auto", configmap_key=name, **fields,
+    )
+
+
+def _switch(name: str, title: str, default: str, tooltip: str, key: str | None = None, **fields: Any) -> Option:
+    """A true/false option with an Argo CD parameter of the same name; ``key`` as for ``_setting``."""
+    if key is not None:
+        fields.update(setting=(key,), configmap_key=key)
+    return Option(name, kind="bool", parameter=name, title=title, tooltip="true or false: " + tooltip, default=default, **fields)
+
+
 OPTIONS: tuple[Option, ...] = (
-    Option(
-        "namespace",
-        setting=("namespace",),
-        flags=("-n", "--namespace"),
-        help="Namespace for objects that have none (default: default).",
-        parameter="namespace",
-        title="Namespace",
+    _setting(
+        "namespace", "namespace", flags=("-n", "--namespace"), help="Namespace for objects that have none (default: default).",
+        parameter="namespace", title="Namespace",
         tooltip="Namespace for objects without one, and for the Dynamo namespace of DCDs without one "
         "(default: the config file's spec.namespace, else the Application's destination namespace)",
-        configmap_key="namespace",
     ),
     Option(
-        "config",
-        flags=("--config",),
-        help="DynamoRenderConfig file (plugin settings).",
-        parameter="config",
-        title="DynamoRenderConfig file",
+        "config", flags=("--config",), help="DynamoRenderConfig file (plugin settings).",
+        parameter="config", title="DynamoRenderConfig file",
         tooltip="Path of a DynamoRenderConfig (or an OperatorConfiguration) file in the repository, relative "
         "to the application folder; it is not rendered itself",
     ),
-    Option(
-        "operator-config-path",
-        setting=("operatorConfigPath",),
-        flags=("--operator-config",),
+    _setting(
+        "operator-config-path", "operatorConfigPath", flags=("--operator-config",),
         help="OperatorConfiguration file (the operator's own config).",
-        parameter="operator-config-path",
-        title="OperatorConfiguration file",
+        parameter="operator-config-path", title="OperatorConfiguration file",
         tooltip="Path of the operator's OperatorConfiguration (the config.yaml of its ConfigMap) in the "
         "repository, relative to the application folder (default: the operator Helm chart defaults)",
-        configmap_key="operatorConfigPath",
     ),
-    Option(
-        "operator-config",
-        setting=("operatorConfig",),
-        parameter="operator-config",
-        title="OperatorConfiguration (inline)",
+    _setting(
+        "operator-config", "operatorConfig", krm=False, parameter="operator-config", title="OperatorConfiguration (inline)",
         tooltip="The operator's OperatorConfiguration as inline YAML or JSON; use this or operator-config-path",
     ),
-    Option(
-        "keep-sources",
-        setting=("keepSources",),
-        kind="bool",
-        flags=("--keep-sources",),
-        help="Also emit the rendered DCDs themselves.",
-        parameter="keep-sources",
-        title="Keep sources",
-        tooltip="true or false: also emit the DynamoComponentDeployments themselves (for clusters that run "
-        "the operator too)",
-        default="false",
-        configmap_key="keepSources",
+    _switch(
+        "keep-sources", "Keep sources", "false",
+        "also emit the DynamoComponentDeployments themselves (for clusters that run the operator too)",
+        key="keepSources", flags=("--keep-sources",), help="Also emit the rendered DCDs themselves.",
     ),
-    Option(
-        "companions",
-        setting=("companions",),
-        kind="bool",
-        flags=("--companions/--no-companions",),
+    _switch(
+        "companions", "Companion objects", "true",
+        "emit the objects pods reference that only the graph controller would create "
+        "(discovery ServiceAccount, Role, RoleBinding, ...)",
+        key="companions", flags=("--companions/--no-companions",),
         help="Emit the discovery RBAC, wait-for-leader ConfigMap and ServiceAccounts a standalone DCD's pods reference "
         "(default: the config's companions setting, else on).",
-        parameter="companions",
-        title="Companion objects",
-        tooltip="true or false: emit the objects pods reference that only the graph controller would create "
-        "(discovery ServiceAccount, Role, RoleBinding, ...)",
-        default="true",
-        configmap_key="companions",
     ),
-    Option(
-        "lws",
-        setting=("gates", "lws"),
-        kind="gate",
-        flags=("--lws/--no-lws",),
-        help="Force the LeaderWorkerSet gate (default: auto, on).",
-        parameter="lws-gate",
-        title="LeaderWorkerSet gate",
-        tooltip="auto: on when the cluster serves both leaderworkerset.x-k8s.io and scheduling.volcano.sh "
+    _gate(
+        "lws", "LeaderWorkerSet gate",
+        "auto: on when the cluster serves both leaderworkerset.x-k8s.io and scheduling.volcano.sh "
         "(KUBE_API_VERSIONS), as the operator decides; true or false to force it",
-        default="auto",
-        configmap_key="lws",
+        flags=("--lws/--no-lws",), help="Force the LeaderWorkerSet gate (default: auto, on).",
     ),
-    Option(
-        "checkpoint",
-        setting=("gates", "checkpoint"),
-        kind="gate",
-        parameter="checkpoint-gate",
-        title="Checkpoint gate",
-        tooltip="auto: the operator configuration's checkpoint.enabled, when the cluster serves PodSnapshot; "
-        "true or false to force it",
-        default="auto",
-        configmap_key="checkpoint",
+    _gate(
+        "checkpoint", "Checkpoint gate",
+        "auto: the operator configuration's checkpoint.enabled, when the cluster serves PodSnapshot; true or false to force it",
     ),
-    Option(
-        "grove",
-        setting=("gates", "grove"),
-        kind="gate",
-        parameter="grove-gate",
-        title="Grove gate",
-        tooltip="auto: the operator configuration's orchestrators.grove.enabled (unset: on when the cluster serves "
+    _gate(
+        "grove", "Grove gate",
+        "auto: the operator configuration's orchestrators.grove.enabled (unset: on when the cluster serves "
         "grove.io, KUBE_API_VERSIONS); without an operator configuration the Helm chart's default, off; "
         "true or false to force it",
-        default="auto",
-        configmap_key="grove",
     ),
-    Option(
-        "strict",
-        setting=("strict",),
-        kind="bool",
-        parameter="strict",
-        title="Strict",
-        tooltip="true or false: fail on any warning as on an error (Argo CD shows warnings nowhere but the "
-        "sidecar's log when the render succeeds)",
-        default="false",
-        configmap_key="strict",
+    _switch(
+        "strict", "Strict", "false",
+        "fail on any warning as on an error (Argo CD shows warnings nowhere but the sidecar's log when the render succeeds)",
+        key="strict",
     ),
-    Option(
-        "emit",
-        setting=("emit",),
-        flags=("--emit",),
+    _setting(
+        "emit", "emit", krm=False, flags=("--emit",),
         help="Render DynamoGraphDeployments down to workloads, or stop at the generated DCDs (default: the config's "
         "emit setting, else workloads).",
     ),
-    Option(
-        "api-versions",
-        setting=("apiVersions",),
-        kind="list",
-        configmap_key="apiVersions",
-    ),
-    Option(
-        "cluster-state",
-        setting=("clusterStatePath",),
-        flags=("--cluster-state",),
+    _setting("api-versions", "apiVersions", kind="list"),
+    _setting(
+        "cluster-state", "clusterStatePath", krm=False, flags=("--cluster-state",),
         help="Cluster facts as Kubernetes objects (a file or directory, e.g. kubectl get -o yaml output); the input "
         "bundle's own objects win over it.",
     ),
-    Option(
-        "allow-empty",
-        kind="bool",
-        parameter="allow-empty",
-        title="Allow empty output",
-        tooltip="true or false: succeed with no objects when the folder renders to nothing (Argo CD then "
-        "prunes everything the Application owns)",
-        default="false",
+    _switch(
+        "allow-empty", "Allow empty output", "false",
+        "succeed with no objects when the folder renders to nothing (Argo CD then prunes everything the Application owns)",
     ),
-    Option(
-        "prune-last",
-        kind="bool",
-        parameter="prune-last",
-        title="Prune replaced workloads last",
-        tooltip="true or false: mark rendered Deployments, LeaderWorkerSets and PodCliqueSets with the sync "
-        "option PruneLast=true, so a worker renamed by its hash is pruned only after the rest of the "
-        "sync is healthy",
-        default="true",
+    _switch(
+        "prune-last", "Prune replaced workloads last", "true",
+        "mark rendered Deployments, LeaderWorkerSets and PodCliqueSets with the sync option PruneLast=true, so a "
+        "worker renamed by its hash is pruned only after the rest of the sync is healthy",
     ),
 )
 BY_NAME = {option.name: option for option in OPTIONS}
