@@ -89,6 +89,7 @@ def render(
     kubeconfig: str | None = None,
     kube_context: str | None = None,
     companions: bool | None = None,
+    strict: bool | None = None,
     output: str = "yaml",
     verbose: bool = False,
 ) -> int:
@@ -98,7 +99,7 @@ def render(
 
     common = CommonOptions(operator_config_path, config, namespace, lws, cluster_state, verbose)
     return run(paths, common, sys.stdout, sys.stderr, keep_sources=keep_sources, output=output, live=live,
-               companions=companions, kubeconfig=kubeconfig, context=kube_context, emit=emit)
+               companions=companions, kubeconfig=kubeconfig, context=kube_context, emit=emit, strict=strict)
 
 
 def krm(args: Sequence[str]) -> int:
@@ -133,7 +134,9 @@ def cmp_parameters() -> int:
 # The short way: plain command lines of the common commands
 
 # The settings options of ``render``, by option-table name (plugin.options), as plugin.cli declares them.
-RENDER_SETTINGS = ("operator-config-path", "config", "namespace", "keep-sources", "lws", "emit", "cluster-state", "companions")
+RENDER_SETTINGS = (
+    "operator-config-path", "config", "namespace", "keep-sources", "lws", "emit", "cluster-state", "companions", "strict",
+)
 _VALUE: Any = object()
 # Options of ``render`` that are not plugin settings: flag -> (destination, value when given or _VALUE).
 _RENDER_OWN: dict[str, tuple[str, Any]] = {
@@ -148,7 +151,7 @@ _RENDER_OWN: dict[str, tuple[str, Any]] = {
 RENDER_DEFAULTS: dict[str, Any] = {
     "operator_config_path": None, "config": None, "namespace": None, "keep_sources": False, "lws": None,
     "emit": None, "cluster_state": None, "live": False, "kubeconfig": None, "kube_context": None,
-    "companions": None, "output": "yaml", "verbose": False,
+    "companions": None, "strict": None, "output": "yaml", "verbose": False,
 }
 # The checks click's parameter types make (plugin.cli): choices, an existing path, not a directory.
 _CHOICES = {"emit": ("workloads", "dcd"), "output": ("yaml", "json")}

@@ -118,7 +118,8 @@ OPTIONS: tuple[Option, ...] = (
     _switch(
         "strict", "Strict", "false",
         "fail on any warning as on an error (Argo CD shows warnings nowhere but the sidecar's log when the render succeeds)",
-        key="strict",
+        key="strict", flags=("--strict/--no-strict",),
+        help="Fail on any warning as on an error (default: the config's strict setting, else off).",
     ),
     _setting(
         "emit", "emit", krm=False, flags=("--emit",),

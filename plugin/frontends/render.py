@@ -20,7 +20,8 @@ from plugin.yamlio.fast import Emitter
 from plugin.yamlio.codec import json_line
 from renderer.cluster.state import StateLayer
 from renderer.bundle import Item, stream_bundle
-from renderer.results import Result, Severity, strict
+from renderer.results import Result, Severity
+from renderer.results import strict as as_errors
 
 
 def report(results: Sequence[Result], stream: TextIO, verbose: bool = False) -> None:
@@ -44,6 +45,7 @@ def run(
     kubeconfig: str | None = None,
     context: str | None = None,
     emit: str | None = None,
+    strict: bool | None = None,
 ) -> int:
     """Render ``paths`` and write the stream; returns the exit code."""
     verbose = common.verbose
@@ -58,7 +60,7 @@ def run(
             served, problems = cluster.discover()
             results.extend(problems)
             discovered.append(StateLayer(LIVE_SOURCE, api_versions=served))
-    settings, problems = settings_from_args(common, keep_sources, {"emit": emit, "companions": companions}, discovered)
+    settings, problems = settings_from_args(common, keep_sources, {"emit": emit, "companions": companions, "strict": strict}, discovered)
     results.extend(problems)
     sources, problems = read_sources(paths)
     results.extend(problems)
@@ -105,7 +107,7 @@ def run(
             results.append(too_many_rendered(MAX_RENDERED_OBJECTS))
         results.extend(rendered_results)
         if settings.settings.strict:
-            results = strict(results)
+            results = as_errors(results)
         report(results, stderr, verbose)
         if any(r.is_error for r in results):
             return 1
