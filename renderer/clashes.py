@@ -120,6 +120,12 @@ class Identities:
             return None
         return self._clash(identity, first.origin, origin, "is also defined by")
 
+    def origin_of(self, obj: Any) -> Origin | None:
+        """The source that claimed ``obj``'s identity first (the one whose object was emitted)."""
+        identity = identity_of(obj, self.default_namespace)
+        claim = self._claims.get(identity) if identity is not None else None
+        return claim.origin if claim is not None else None
+
     def claim(self, obj: Any, origin: Origin, rendered: bool) -> tuple[bool, Result | None]:
         """Claim one output object: ``(emit it, clash error)``.
 

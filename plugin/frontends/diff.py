@@ -23,10 +23,11 @@ from renderer.records import dataclass, replace
 from typing import Any, TextIO
 
 from plugin.files import load_sources, read_sources
-from plugin.impact import WORKLOAD_KINDS, ADDED, CHANGED, REMOVED, REPLACED, ROLLED, SCALED, Change, Impact, compare
+from plugin.impact import WORKLOAD_KINDS, ADDED, CHANGED, REMOVED, REPLACED, ROLLED, SCALED, Change, Identity, Impact, compare, identity
 from plugin.options import CommonOptions
 from plugin.settings import Settings, settings_from_args
 from renderer.bundle import Item, render_bundle
+from renderer.clashes import Identities
 from renderer.results import Code, Result, Severity
 
 FORMATS = ("text", "json", "markdown")
@@ -65,13 +66,13 @@ def run(
                 return 1
         else:
             old_side = Side("old", tuple(old))
-        before, problems_before = render_side(old_side, settings)
-        after, problems_after = render_side(Side("new", tuple(new)), settings)
+        (before, sources_before), problems_before = render_side(old_side, settings)
+        (after, sources_after), problems_after = render_side(Side("new", tuple(new)), settings)
     problems = problems_before + problems_after
     _report(problems, stderr)
     if before is None or after is None:
         return 1
-    impact = compare(before, after, default_namespace=settings.namespace)
+    impact = compare(before, after, sources_before, sources_after, default_namespace=settings.namespace)
     if output == "json":
         stdout.write(json.dumps(impact.as_json(), indent=2, sort_keys=True) + "\n")
     elif output == "markdown":
@@ -82,9 +83,16 @@ def run(
     return 1 if exit_code and impact.changed else 0
 
 
-def render_side(side: Side, settings: Settings) -> tuple[list[dict[str, Any]] | None, list[Result]]:
-    """Every object the render command would print for ``side`` (None when any error)."""
+def render_side(
+    side: Side, settings: Settings
+) -> tuple[tuple[list[dict[str, Any]] | None, dict[Identity, str]], list[Result]]:
+    """Every object the render command would print for ``side`` (None when any error), and its sources.
+
+    An object's source names the DCD or DGD it was rendered from (or the object itself when it
+    passed through) with its file and document index, as ``Kind/namespace/name (file:index)``.
+    """
     results: list[Result] = []
+    claims = Identities(settings.namespace)
     sources, problems = read_sources(side.paths)
     results.extend(problems)
     documents, problems = load_sources(sources)
@@ -96,12 +104,18 @@ def render_side(side: Side, settings: Settings) -> tuple[list[dict[str, Any]] | 
             settings.namespace,
             keep_sources=settings.settings.keep_sources,
             cluster_layers=list(settings.cluster_layers),
+            identities=claims,
         )
         results.extend(rendered.results)
     results = [_relabel(r, side) for r in results]
     if any(r.is_error for r in results):
-        return None, results
-    return rendered.objects, results
+        return (None, {}), results
+    origins: dict[Identity, str] = {}
+    for obj in rendered.objects:
+        origin = claims.origin_of(obj)
+        if origin is not None:
+            origins[identity(obj, settings.namespace)] = replace(origin, file=_display(origin.file, side)).describe()
+    return (rendered.objects, origins), results
 
 
 def checkout(rev: str, paths: Sequence[str], scratch: str) -> tuple[Side | None, list[Result]]:
@@ -160,11 +174,16 @@ def _git(args: list[str], cwd: str) -> tuple[bytes | None, str]:
     return proc.stdout, ""
 
 
+def _display(file: str, side: Side) -> str:
+    """A file as the user names it: a base-revision file as ``REV:path``."""
+    if side.rename is None or not file.startswith(side.rename[0]):
+        return file
+    return side.rename[1] + file[len(side.rename[0]):]
+
+
 def _relabel(result: Result, side: Side) -> Result:
     """Name a base-revision file as ``REV:path`` in problem lines."""
-    if side.rename is None or not result.file or not result.file.startswith(side.rename[0]):
-        return result
-    return replace(result, file=side.rename[1] + result.file[len(side.rename[0]):])
+    return replace(result, file=_display(result.file, side)) if result.file else result
 
 
 def _report(results: Sequence[Result], stream: TextIO) -> None:

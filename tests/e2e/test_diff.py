@@ -152,6 +152,19 @@ def test_added_and_removed_graphs(tmp_path: Path) -> None:
     removed = _json(dgd, empty)
     assert {c["action"] for c in removed["changes"]} == {"removed"}
     assert (removed["gpus"]["before"], removed["gpus"]["after"]) == (4, 0)
+    # Every change names the graph it was rendered from, on the side that has it.
+    for report in (added, removed):
+        assert {c["source"] for c in report["changes"]} == {f"DynamoGraphDeployment/llm/chat ({dgd}:0)"}
+
+
+def test_a_changed_hand_written_object_names_its_own_document(tmp_path: Path) -> None:
+    config_map = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: settings, namespace: llm}}\ndata: {{a: '{}'}}\n"
+    old = _write(tmp_path / "old.yaml")
+    old.write_text(old.read_text() + config_map.format(1))
+    new = _write(tmp_path / "new.yaml")
+    new.write_text(new.read_text() + config_map.format(2))
+    (change,) = _json(old, new)["changes"]
+    assert (change["action"], change["kind"], change["source"]) == ("changed", "ConfigMap", f"ConfigMap/llm/settings ({new}:1)")
 
 
 def test_text_and_markdown_reports(tmp_path: Path) -> None:
@@ -202,6 +215,7 @@ def test_base_revision_in_a_git_repository(tmp_path: Path) -> None:
     _write(repo / "apps" / "chat.yaml", worker_image="registry.example/runtime:1.5.1")
     report = _json("--base", "HEAD", "apps", cwd=repo)
     assert [c["action"] for c in _workloads(report)] == ["replaced"]
+    assert _workloads(report)[0]["source"] == "DynamoGraphDeployment/llm/chat (apps/chat.yaml:0)"
     # A file added since the base revision: everything in it is added.
     (repo / "apps" / "second.yaml").write_text(DGD.format(**BASE).replace("name: chat", "name: second"))
     report = _json("--base", "HEAD", "apps", cwd=repo)
@@ -212,6 +226,14 @@ def test_base_revision_in_a_git_repository(tmp_path: Path) -> None:
     _write(repo / "new" / "x.yaml")
     report = _json("--base", "HEAD", "new", cwd=repo)
     assert {c["action"] for c in report["changes"]} == {"added"}
+    # A graph deleted since the base revision is named by its file there, as REV:path.
+    git("add", ".")
+    git("commit", "-qm", "second")
+    (repo / "apps" / "second.yaml").unlink()
+    report = _json("--base", "HEAD", "apps", cwd=repo)
+    assert {(c["action"], c["source"]) for c in report["changes"]} == {
+        ("removed", "DynamoGraphDeployment/llm/second (HEAD:apps/second.yaml:0)")
+    }
     # An unknown revision is one line, exit 1.
     proc = _diff("--base", "no-such-rev", "apps", cwd=repo)
     assert proc.returncode == 1 and "no-such-rev" in proc.stderr and proc.stdout == ""
