@@ -26,13 +26,10 @@ from renderer.records import dataclass, field
 from typing import Any
 
 from renderer import consts
+from renderer.clashes import Identity, identity_of
 from renderer.cluster.dra import is_gpu_resource_name
 
 WORKLOAD_KINDS = frozenset({"Deployment", "LeaderWorkerSet", "PodCliqueSet"})
-# The cluster-scoped kinds a render can hold (the rest are namespaced).
-CLUSTER_SCOPED_KINDS = frozenset(
-    {"ClusterRole", "ClusterRoleBinding", "Namespace", "CustomResourceDefinition", "DeviceClass", "PriorityClass"}
-)
 
 ADDED = "added"
 REMOVED = "removed"
@@ -43,7 +40,6 @@ CHANGED = "changed"
 # Report order: what restarts or replaces pods first.
 ACTION_ORDER = (REPLACED, ROLLED, SCALED, ADDED, REMOVED, CHANGED)
 
-Identity = tuple[str, str, str, str]  # (group, kind, namespace, name)
 
 
 @dataclass(frozen=True)
@@ -283,7 +279,7 @@ def capacity(objects: Any, default_namespace: str = "default") -> Capacity:
     total = Capacity()
     for obj in objects:
         if isinstance(obj, dict) and obj.get("kind") in WORKLOAD_KINDS:
-            total.add(_namespace(obj, default_namespace), usage_of(obj))
+            total.add(identity(obj, default_namespace)[2], usage_of(obj))
     return total
 
 
@@ -382,18 +378,16 @@ def _index(objects: list[dict[str, Any]], default_namespace: str) -> dict[Identi
 
 
 def identity(obj: dict[str, Any], default_namespace: str = "default") -> Identity:
-    """(API group, kind, namespace, name): the key an object is matched by on both sides."""
-    group = str(obj.get("apiVersion") or "").rpartition("/")[0]
-    meta = obj.get("metadata") or {}
-    return group, str(obj.get("kind") or ""), _namespace(obj, default_namespace), str(meta.get("name") or "")
+    """(API group, kind, namespace, name): the key an object is matched by on both sides.
 
-
-def _namespace(obj: dict[str, Any], default_namespace: str) -> str:
-    """The object's namespace; ``default_namespace`` for a namespaced object written without one."""
-    namespace = (obj.get("metadata") or {}).get("namespace")
-    if namespace:
-        return str(namespace)
-    return "" if obj.get("kind") in CLUSTER_SCOPED_KINDS else default_namespace
+    The identity the API server stores it under (``renderer.clashes.identity_of``: no namespace
+    for a cluster-scoped kind); rendered objects always have a name.
+    """
+    key = identity_of(obj, default_namespace)
+    if key is None:
+        group = str(obj.get("apiVersion") or "").rpartition("/")[0]
+        return group, str(obj.get("kind") or ""), default_namespace, ""
+    return key
 
 
 def _change(action: str, key: Identity, obj: dict[str, Any], **kwargs: Any) -> Change:

@@ -23,11 +23,11 @@ from renderer.records import dataclass, replace
 from typing import Any, TextIO
 
 from plugin.files import load_sources, read_sources
-from plugin.impact import WORKLOAD_KINDS, ADDED, CHANGED, REMOVED, REPLACED, ROLLED, SCALED, Change, Identity, Impact, compare, identity
+from plugin.impact import WORKLOAD_KINDS, ADDED, CHANGED, REMOVED, REPLACED, ROLLED, SCALED, Change, Impact, compare, identity
 from plugin.options import CommonOptions
 from plugin.settings import Settings, settings_from_args
 from renderer.bundle import Item, render_bundle
-from renderer.clashes import Identities
+from renderer.clashes import Identities, Identity
 from renderer.results import Code, Result, Severity
 
 FORMATS = ("text", "json", "markdown")

@@ -47,7 +47,7 @@ from plugin.settings import Settings, settings_from_args
 from plugin.yamlio.lines import report
 from plugin.yamlio.codec import dump_documents, load_documents
 from renderer import consts
-from renderer.clashes import Identities
+from renderer.clashes import Identities, Identity, identity_of
 from renderer.cluster.state import BUNDLE_SOURCE, StateLayer, build_cluster_state
 from plugin.settings import RENDER_CONFIG_API_VERSION, RENDER_CONFIG_KIND
 from renderer.bundle import Item, render_bundle
@@ -103,12 +103,6 @@ def _is_settings_document(obj: Any) -> bool:
     return isinstance(obj, dict) and (obj.get("apiVersion"), obj.get("kind")) in SETTINGS_KINDS
 
 
-def _identity(obj: dict[str, Any]) -> tuple[str, str, str, str]:
-    meta = obj.get("metadata")
-    meta = meta if isinstance(meta, dict) else {}
-    return (str(obj.get("apiVersion", "")), str(obj.get("kind", "")), str(meta.get("namespace", "")), str(meta.get("name", "")))
-
-
 @dataclass(frozen=True)
 class Hydrated:
     """The expected output tree (relative path -> file text), or the problems that prevent it."""
@@ -146,7 +140,7 @@ def hydrate(source_root: str, sources: Sequence[Source], settings: Settings) -> 
 
     files: dict[str, str] = {}
     owners: dict[str, str] = {}
-    seen: set[tuple[str, str, str, str]] = set()
+    seen: set[Identity] = set()
     # One identity index for the tree: two files rendering one object is a clash naming both.
     identities = Identities(settings.namespace)
     for source, items in per_file:
@@ -166,8 +160,8 @@ def hydrate(source_root: str, sources: Sequence[Source], settings: Settings) -> 
         inputs = {id(item.obj) for item in items}
         objects: list[dict[str, Any]] = []
         for obj in rendered.objects:
-            if id(obj) not in inputs:
-                key = _identity(obj)
+            key = identity_of(obj, settings.namespace) if id(obj) not in inputs else None
+            if key is not None:
                 if key in seen:
                     continue
                 seen.add(key)
