@@ -32,6 +32,7 @@ from renderer.graph.gohash import (
     resolve_runtime_version_for_hash,
     worker_hash_spec,
 )
+from renderer.pod.labels import OBJECT_LABELS_KEPT
 from renderer.results import RenderError, describe_kind
 
 _LABEL_BASE_MODEL_HASH = "nvidia.com/dynamo-base-model-hash"
@@ -131,13 +132,7 @@ def dcd_kube_labels(dcd: Mapping[str, Any], alpha: AlphaCompat | None = None) ->
             namespace = f"{metadata.get('namespace') or ''}-{parent.replace('.', '-')}"
     if namespace:
         labels[consts.LABEL_NAMESPACE] = namespace
-    for key in (
-        consts.LABEL_COMPONENT,
-        consts.LABEL_NAMESPACE,
-        consts.LABEL_GRAPH_DEPLOYMENT_NAME,
-        consts.LABEL_WORKER_HASH,
-        consts.LABEL_COMPONENT_CLASS,
-    ):
+    for key in OBJECT_LABELS_KEPT:
         if object_labels.get(key):
             labels[key] = object_labels[key]
     return labels

@@ -93,6 +93,16 @@ def sub_component_type(dcd: DCD) -> str:
     return dcd.alpha.sub_component_type
 
 
+# The DCD's own labels that win over the derived ones in its workload's labels.
+OBJECT_LABELS_KEPT = (
+    consts.LABEL_COMPONENT,
+    consts.LABEL_NAMESPACE,
+    consts.LABEL_GRAPH_DEPLOYMENT_NAME,
+    consts.LABEL_WORKER_HASH,
+    consts.LABEL_COMPONENT_CLASS,
+)
+
+
 def kube_labels(dcd: DCD) -> dict[str, str]:
     """Labels of the workload object and the base of the pod labels.
 
@@ -109,13 +119,7 @@ def kube_labels(dcd: DCD) -> dict[str, str]:
         labels[consts.LABEL_COMPONENT] = name
     if namespace := dynamo_namespace(dcd):
         labels[consts.LABEL_NAMESPACE] = namespace
-    for key in (
-        consts.LABEL_COMPONENT,
-        consts.LABEL_NAMESPACE,
-        consts.LABEL_GRAPH_DEPLOYMENT_NAME,
-        consts.LABEL_WORKER_HASH,
-        consts.LABEL_COMPONENT_CLASS,
-    ):
+    for key in OBJECT_LABELS_KEPT:
         if dcd.labels.get(key):
             labels[key] = dcd.labels[key]
     return labels
