@@ -7,11 +7,12 @@ BOM, as UTF-16; anything else is a per-file error, never a crash.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import sys
-from collections.abc import Collection, Iterable
-from renderer.records import dataclass
+from collections.abc import Collection, Iterable, Mapping
+from renderer.records import dataclass, field
 
 from plugin.yamlio.codec import Document, load_documents
 from renderer.results import Code, Result
@@ -212,6 +213,73 @@ def walk_manifests(
 def is_within(path: str, root: str) -> bool:
     """Whether ``path`` is ``root`` or below it (both normalised)."""
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def shown_path(path: str, root: str) -> str:
+    """A path as the user sees it: relative to ``root`` when inside it, else as it is."""
+    if is_within(path, root):
+        return os.path.relpath(path, root)
+    return path
+
+
+@dataclass(frozen=True)
+class PathPolicy:
+    """Which files the settings may name, and how those files are named in messages.
+
+    Unconfined (``root`` None; the command line, the KRM function, the pre-commit hooks): a path
+    is read as given, a relative one from ``base`` (None: the working directory), and a path
+    named directly may be a special file such as ``/dev/stdin``.
+
+    Confined (``root`` is the Argo CD repository): a path that comes from the repository must be
+    relative (to ``base``, the app folder, or to the config file naming it), must stay inside
+    ``root`` both as written and with symlinks resolved, and must hold no NUL byte; every file
+    read must be a regular file, and files are shown relative to ``root``. The inputs named in
+    ``trusted`` (``config``, ``operator-config-path``: set by the administrator) may be absolute
+    and lead anywhere, and so may the paths inside a trusted config file.
+
+    ``labels`` name the inputs in messages (the option, variable or parameter the user wrote);
+    an input without one is named by itself.
+    """
+
+    root: str | None = None
+    base: str | None = None
+    trusted: frozenset[str] = frozenset()
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+    def label(self, name: str) -> str:
+        """How the input ``name`` is called in messages."""
+        return self.labels.get(name, name)
+
+    def show(self, path: str) -> str:
+        """A file as the user sees it."""
+        return path if self.root is None else shown_path(path, self.root)
+
+    def confine_to(self, trusted: bool) -> str | None:
+        """The folder a file named by a (trusted or untrusted) input must be read from, if any."""
+        return None if trusted else self.root
+
+    def locate(self, value: str, base: str | None, label: str, trusted: bool = False) -> tuple[str | None, list[Result]]:
+        """The path to read for ``value``, named relative to ``base``, or why it is refused.
+
+        Under a confining policy the path returned is the real one (symlinks resolved).
+        """
+        joined = value if base is None or os.path.isabs(value) else os.path.join(base, value)
+        if self.root is None:
+            return joined, []
+        if "\0" in value:
+            return None, [Result("must not contain a NUL byte", field=label, code=Code.CONFIG)]
+        if trusted:
+            return os.path.realpath(joined), []
+        if os.path.isabs(value):
+            return None, [Result(f"must be a path relative to the application folder (got {json.dumps(value)})", field=label, code=Code.CONFIG)]
+        lexical = os.path.normpath(joined)
+        real = os.path.realpath(lexical)
+        if not is_within(lexical, self.root) or not is_within(real, self.root):
+            return None, [Result(f"path {json.dumps(value)} leads outside the repository", field=label, code=Code.CONFIG)]
+        return real, []
+
+
+UNCONFINED = PathPolicy()
 
 
 def manifest_files(root: str) -> tuple[list[str], list[Result]]:

@@ -10,11 +10,11 @@ schema, file paths included, is this module's; the core receives only ``PluginCh
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Sequence
-from renderer.records import dataclass
+from collections.abc import Sequence
+from renderer.records import dataclass, replace
 from typing import Any, Literal
 
-from plugin.files import read_text
+from plugin.files import UNCONFINED, PathPolicy, read_text
 from plugin.options import CommonOptions, settings_overrides
 from plugin.state_sources import load_state_file
 from plugin.yamlio.codec import load_documents
@@ -136,6 +136,9 @@ class Settings:
     namespace: str
     # Cluster facts besides the input bundle (a cluster-state file), highest precedence first.
     cluster_layers: tuple[StateLayer, ...] = ()
+    # The files the settings name (config file, operator configuration, cluster-state file or
+    # folder), as the path policy located them (real paths when it confines): not manifests.
+    config_files: frozenset[str] = frozenset()
 
 
 def _read_single_document(path: str, confine_to: str | None = None) -> tuple[dict[str, Any] | None, list[Result]]:
@@ -161,6 +164,16 @@ def load_operator_config(path: str, confine_to: str | None = None) -> tuple[Oper
     return cfg, [p.with_source(path, 0) for p in problems]
 
 
+def _parse_inline_operator_config(text: str, label: str) -> tuple[OperatorConfiguration | None, list[Result]]:
+    """An operator configuration given as YAML or JSON text (an option's value named ``label``)."""
+    docs, problems = load_documents(text, "")
+    if problems:
+        return None, [Result(p.message, field=label, code=p.code) for p in problems]
+    if len(docs) != 1 or not isinstance(docs[0].obj, dict):
+        return None, [Result("expected exactly one YAML or JSON object", field=label, code=Code.CONFIG)]
+    return parse_operator_config(docs[0].obj, label)
+
+
 def _merged(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
     """``overrides`` over ``base``, nested objects merged key by key (a flag sets one gate only)."""
     out = dict(base)
@@ -182,39 +195,51 @@ def resolve_settings(
     overrides: dict[str, Any] | None = None,
     cluster_state_path: str | None = None,
     extra_layers: Sequence[StateLayer] = (),
-    confine_to: str | None = None,
-    trusted_paths: Collection[str] = (),
+    operator_config: str | None = None,
+    operator_config_fallback: bool = False,
+    policy: PathPolicy = UNCONFINED,
 ) -> tuple[Settings | None, list[Result]]:
     """Combine flags and documents into Settings; any error means None.
 
-    ``settings_doc`` is an already-parsed DynamoRenderConfig (KRM functionConfig, CMP parameters);
-    ``config_path`` reads one from a file. ``operatorConfigPath`` and ``clusterStatePath`` inside
-    it are resolved against the config file's directory (or ``base_dir``). ``cluster_state_path``
-    (a flag) wins over ``clusterStatePath``. ``extra_layers`` (a live lookup) only lend their API
-    versions, after the cluster-state file's.
+    ``settings_doc`` is an already-parsed DynamoRenderConfig (KRM functionConfig); ``config_path``
+    reads one from a file (an OperatorConfiguration there is taken as the operator config).
+    ``operatorConfigPath`` and ``clusterStatePath`` inside it are relative to the config file's
+    folder (or ``base_dir``). ``overrides`` (a spec fragment) go over the document's settings.
+    The operator configuration given as a flag, a file (``operator_config_path``) or YAML or JSON
+    text (``operator_config``), wins over the config's own, unless ``operator_config_fallback``: then
+    it applies only when the config gives none. ``cluster_state_path`` wins over
+    ``clusterStatePath``. ``extra_layers`` (a live lookup) only lend their API versions, after the
+    cluster-state file's.
 
-    Path policy (the caller's): with ``confine_to`` (the CMP's repository root) every file read
-    for the operator config and the cluster state must lie inside that folder, symlinks
-    resolved, and be a regular file; ``trusted_paths`` (real paths an administrator named) are
-    exempt.
+    Every path is located and read under ``policy`` (the caller's; see ``PathPolicy``): the
+    config file, the operator configuration and the cluster state, whether named by a flag or
+    inside the config file. Files in messages are named as the policy shows them.
     """
-
-    def confinement(path: str) -> str | None:
-        return None if confine_to is None or os.path.realpath(path) in trusted_paths else confine_to
-
     results: list[Result] = []
+    named: list[str] = []
+
+    def locate(value: str, base: str | None, label: str, trusted: bool, source: str = "") -> str | None:
+        path, problems = policy.locate(value, base, label, trusted)
+        results.extend(p.with_source(source, 0) if source else p for p in problems)
+        if path is not None:
+            named.append(path)
+        return path
+
+    # The config file: plugin settings, or the operator's own configuration.
     settings = RenderSettings()
     origin = ""
+    config_trusted = "config" in policy.trusted
+    config_operator: str | None = None
     if config_path is not None:
-        doc, problems = _read_single_document(config_path)
-        results.extend(problems)
-        if doc is not None and doc.get("kind") == consts.OPERATOR_CONFIG_KIND:
-            # An OperatorConfiguration given as --config is accepted as the operator config.
-            operator_config_path = operator_config_path or config_path
-            doc = None
-        settings_doc = doc if doc is not None else settings_doc
-        origin = config_path
-        base_dir = os.path.dirname(config_path) or "."
+        path = locate(config_path, policy.base, policy.label("config"), config_trusted)
+        if path is not None:
+            doc, problems = _read_single_document(path, policy.confine_to(config_trusted))
+            results.extend(problems)
+            if doc is not None and doc.get("kind") == consts.OPERATOR_CONFIG_KIND:
+                config_operator, doc = path, None
+            settings_doc = doc if doc is not None else settings_doc
+            origin = path
+            base_dir = os.path.dirname(path) or "."
     if settings_doc is not None:
         parsed, problems = parse_render_settings(settings_doc)
         results.extend(p.with_source(origin, 0) if origin else p for p in problems)
@@ -226,40 +251,64 @@ def resolve_settings(
         except ValueError as err:
             results.append(Result(f"invalid setting: {err}".splitlines()[0], code=Code.CONFIG))
 
+    # The paths inside the config file are relative to it, and trusted when it is.
+    nested_trusted = config_trusted and config_path is not None
+    nested_operator = nested_state = None
+    if settings.operator_config_path is not None:
+        nested_operator = locate(settings.operator_config_path, base_dir, "spec.operatorConfigPath", nested_trusted, origin)
+    if settings.cluster_state_path is not None:
+        nested_state = locate(settings.cluster_state_path, base_dir, "spec.clusterStatePath", nested_trusted, origin)
+
+    # The operator configuration: a flag's, else the config's own (or the other way round).
+    config_gives_operator = config_operator is not None or settings.operator_config is not None or settings.operator_config_path is not None
+    use_flag = (operator_config_path is not None or operator_config is not None) and not (operator_config_fallback and config_gives_operator)
     operator: OperatorConfiguration | None = None
-    if operator_config_path is not None:
-        operator, problems = load_operator_config(operator_config_path, confinement(operator_config_path))
-        results.extend(problems)
+    problems = []
+    if use_flag and operator_config_path is not None:
+        trusted = "operator-config-path" in policy.trusted
+        path = locate(operator_config_path, policy.base, policy.label("operator-config-path"), trusted)
+        if path is not None:
+            operator, problems = load_operator_config(path, policy.confine_to(trusted))
+    elif use_flag and operator_config is not None:
+        operator, problems = _parse_inline_operator_config(operator_config, policy.label("operator-config"))
+    elif config_operator is not None:
+        operator, problems = load_operator_config(config_operator, policy.confine_to(config_trusted))
     elif settings.operator_config is not None:
         operator, problems = parse_operator_config(settings.operator_config, "spec.operatorConfig")
-        results.extend(p.with_source(origin, 0) if origin else p for p in problems)
-    elif settings.operator_config_path is not None:
-        path = settings.operator_config_path
-        if not os.path.isabs(path):
-            path = os.path.join(base_dir, path)
-        operator, problems = load_operator_config(path, confinement(path))
-        results.extend(problems)
+        problems = [p.with_source(origin, 0) if origin else p for p in problems]
+    elif nested_operator is not None:
+        operator, problems = load_operator_config(nested_operator, policy.confine_to(nested_trusted))
+    results.extend(problems)
+
+    # The cluster-state file: the flag's, else the config's.
     layers: list[StateLayer] = []
-    state_path = cluster_state_path
-    if state_path is None and settings.cluster_state_path is not None:
-        state_path = settings.cluster_state_path
-        if not os.path.isabs(state_path):
-            state_path = os.path.join(base_dir, state_path)
+    state_path, state_trusted = nested_state, nested_trusted
+    if cluster_state_path is not None:
+        state_trusted = "cluster-state" in policy.trusted
+        state_path = locate(cluster_state_path, policy.base, policy.label("cluster-state"), state_trusted)
     if state_path is not None:
-        layer, problems = load_state_file(state_path, confinement(state_path))
+        layer, problems = load_state_file(state_path, policy.confine_to(state_trusted))
         results.extend(problems)
         if layer is not None:
             layers.append(layer)
     if any(r.is_error for r in results):
-        return None, results
+        return None, _shown(results, policy)
 
     cluster_versions = next((list(src.api_versions) for src in (*layers, *extra_layers) if src.api_versions is not None), None)
     config, problems = build_render_config(operator, settings.choices(), api_versions, cluster_versions)
     results.extend(problems)
     if any(r.is_error for r in results):
-        return None, results
+        return None, _shown(results, policy)
     ns = namespace or settings.namespace or "default"
-    return Settings(config=config, settings=settings, namespace=ns, cluster_layers=tuple(layers)), results
+    resolved = Settings(config=config, settings=settings, namespace=ns, cluster_layers=tuple(layers), config_files=frozenset(named))
+    return resolved, _shown(results, policy)
+
+
+def _shown(results: list[Result], policy: PathPolicy) -> list[Result]:
+    """The results with their files named as the policy shows them."""
+    if policy.root is None:
+        return results
+    return [replace(r, file=policy.show(r.file)) if r.file else r for r in results]
 
 
 def settings_from_args(
@@ -288,6 +337,7 @@ __all__ = [
     "RENDER_CONFIG_KIND",
     "CommonOptions",
     "Gates",
+    "PathPolicy",
     "RenderSettings",
     "Settings",
     "load_operator_config",

@@ -42,13 +42,12 @@ from renderer.records import dataclass, replace
 from types import FrameType
 from typing import Any, TextIO
 
-from plugin.files import MAX_RENDERED_OBJECTS, too_many_rendered, walk_manifests
+from plugin.files import MAX_RENDERED_OBJECTS, PathPolicy, too_many_rendered, walk_manifests
 from plugin.frontends.cmp_sources import (
     Tree,
     collect_documents,
     is_local_config,
     not_deployable,
-    read_one_document,
     resolve_repo_root,
 )
 from plugin.frontends.cmp_params import (
@@ -63,10 +62,9 @@ from plugin.frontends.cmp_params import (
     escape_param_name,
     resolve_options,
 )
-from plugin.settings import RENDER_CONFIG_API_VERSION, RENDER_CONFIG_KIND, Settings, parse_render_settings, resolve_settings
+from plugin.settings import Settings, resolve_settings
 from plugin.ownership import renamed_after_render
 from plugin.yamlio.codec import dump_documents, load_documents
-from renderer import consts
 from renderer.bundle import Item, is_dcd, is_dgd, render_bundle
 from renderer.results import Code, ResourceRef, Result, Severity, strict
 
@@ -104,133 +102,73 @@ def _files_below(path: str) -> list[str]:
 
 
 def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str]) -> tuple[Plan | None, list[Result]]:
-    """Turn the options into render settings; reads the config files they name."""
+    """Turn the options into render settings; the resolver reads the files they name.
+
+    Paths come from the repository, confined to it, except those the administrator set in the
+    sidecar's environment (and the paths inside a config file set there), which are trusted.
+    """
     results: list[Result] = []
-    skip: set[str] = set()
-    # Real paths the administrator named (sidecar environment): read wherever they are.
-    trusted: set[str] = set()
-
-    def path_option(name: str, base: str) -> tuple[str | None, str]:
-        value = options[name]
-        if value.origin == SIDECAR:
-            # The administrator's own setting: any path in the sidecar, as given.
-            path = value.text if os.path.isabs(value.text) else os.path.join(base, value.text)
-            trusted.add(os.path.realpath(path))
-            return os.path.realpath(path), value.text
-        real, problems = tree.confine(value.text, base, value.label)
-        results.extend(problems)
-        return real, tree.display(real) if real else value.text
-
-    # The DynamoRenderConfig file, if any: plugin settings and maybe the operator config.
-    spec: dict[str, Any] = {}
-    operator_path: str | None = None
-    operator_origin = 0
-    # Who wrote spec.operatorConfig, for error messages: (label, file).
-    inline_source = ("spec.operatorConfig", "")
+    path_options = [name for name in ("config", "operator-config-path") if name in options]
+    policy = PathPolicy(
+        root=tree.root,
+        base=tree.app,
+        trusted=frozenset(name for name in path_options if options[name].origin == SIDECAR),
+        labels={name: value.label for name, value in options.items()},
+    )
     config_value = options.get("config")
-    if config_value is not None and config_value.text:
-        real, display = path_option("config", tree.app)
-        if real is not None:
-            skip.add(real)
-            doc, problems = read_one_document(real, display)
-            results.extend(problems)
-            if doc is not None and doc.get("kind") == consts.OPERATOR_CONFIG_KIND:
-                operator_path, operator_origin = real, config_value.origin
-            elif doc is not None:
-                parsed, problems = parse_render_settings(doc)
-                results.extend(p.with_source(display, 0) for p in problems)
-                if parsed is not None:
-                    spec = dict(doc.get("spec") or {})
-                    if "operatorConfig" in spec:
-                        operator_origin = config_value.origin
-                        inline_source = ("spec.operatorConfig", display)
-                    nested = spec.pop("operatorConfigPath", None)
-                    if nested is not None:
-                        base = os.path.dirname(real)
-                        if config_value.origin == SIDECAR:
-                            operator_path = os.path.realpath(os.path.join(base, nested))
-                            trusted.add(operator_path)
-                        else:
-                            operator_path, problems = tree.confine(nested, base, "spec.operatorConfigPath")
-                            results.extend(p.with_source(display, 0) for p in problems)
-                        if operator_path is not None:
-                            skip.add(operator_path)
-                        operator_origin = config_value.origin
-                    # The cluster-state file is read from the repository too, and is not rendered itself.
-                    state = spec.pop("clusterStatePath", None)
-                    if isinstance(state, str):
-                        base = os.path.dirname(real)
-                        if config_value.origin == SIDECAR:
-                            resolved = os.path.realpath(os.path.join(base, state))
-                            trusted.add(resolved)
-                            state_path: str | None = resolved
-                        else:
-                            state_path, problems = tree.confine(state, base, "spec.clusterStatePath")
-                            results.extend(p.with_source(display, 0) for p in problems)
-                        if state_path is not None:
-                            spec["clusterStatePath"] = state_path
-                            skip.update([state_path, *_files_below(state_path)])
+    config_path = config_value.text if config_value is not None and config_value.text else None
 
     # The operator configuration from the options: the highest origin wins; one origin, one form.
+    # It gives way to the config file's own when the config file comes from a higher origin.
+    operator_path = operator_text = None
+    fallback = False
     inline = options.get("operator-config")
     by_path = options.get("operator-config-path")
     candidates = [v for v in (inline, by_path) if v is not None and v.text]
     if candidates:
         top = max(v.origin for v in candidates)
         winners = [v for v in candidates if v.origin == top]
+        fallback = config_value is not None and config_path is not None and top < config_value.origin
         if len(winners) > 1:
             results.append(Result(
                 f"set operator-config or operator-config-path, not both (both come from the {ORIGIN_NAMES[top]})",
                 field=winners[0].label, code=Code.CONFIG,
             ))
-        elif top >= operator_origin:
-            winner = winners[0]
-            spec.pop("operatorConfig", None)
-            operator_path = None
-            if winner is by_path:
-                operator_path, _ = path_option("operator-config-path", tree.app)
-                if operator_path is not None:
-                    skip.add(operator_path)
-            else:
-                doc, problems = _parse_inline_document(winner)
-                results.extend(problems)
-                if doc is not None:
-                    spec["operatorConfig"] = doc
-                    inline_source = (winner.label, "")
+        elif winners[0] is by_path:
+            operator_path = by_path.text
+        else:
+            operator_text = winners[0].text
 
     # Plain settings: switches and gates ("auto" leaves a gate to the operator's own decision).
+    overrides: dict[str, Any] = {}
     for param in PARAMETERS:
         option = param.option
         if param.name not in options or option.kind not in ("bool", "gate") or not option.setting:
             continue
         text = options[param.name].text
         *parents, key = option.setting
-        target = spec
+        target = overrides
         for part in parents:
-            target[part] = dict(target.get(part) or {})
-            target = target[part]
-        if text == "auto":
-            target.pop(key, None)
-        else:
-            target[key] = text == "true"
+            target = target.setdefault(part, {})
+        target[key] = None if text == "auto" else text == "true"
     allow_empty = "allow-empty" in options and options["allow-empty"].text == "true"
     prune_last = "prune-last" not in options or options["prune-last"].text == "true"
-
     if any(r.is_error for r in results):
         return None, results
 
     # The cluster facts Argo CD sends about the destination cluster.
     raw_versions = env.get("KUBE_API_VERSIONS", "")
     api_versions = [v for v in (s.strip() for s in raw_versions.split(",")) if v] or None
-    settings_doc = {"apiVersion": RENDER_CONFIG_API_VERSION, "kind": RENDER_CONFIG_KIND, "spec": spec}
     settings, problems = resolve_settings(
         operator_config_path=operator_path,
-        settings_doc=settings_doc,
+        config_path=config_path,
         api_versions=api_versions,
-        confine_to=tree.root,
-        trusted_paths=frozenset(trusted),
+        overrides=overrides,
+        operator_config=operator_text,
+        operator_config_fallback=fallback,
+        policy=policy,
     )
-    results.extend(_relabel(p, tree, inline_source) for p in problems)
+    results.extend(problems)
     if settings is None:
         return None, results
     grove_note = _grove_off_note(settings, api_versions)
@@ -245,30 +183,9 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
         or "default"
     )
     strict_on = options["strict"].text == "true" if "strict" in options else settings.settings.strict
-    return Plan(settings, namespace, allow_empty, frozenset(skip), prune_last, strict_on), results
-
-
-def _parse_inline_document(value: Value) -> tuple[dict[str, Any] | None, list[Result]]:
-    docs, problems = load_documents(value.text, "")
-    if problems:
-        return None, [Result(p.message, field=value.label, code=p.code) for p in problems]
-    if len(docs) != 1 or not isinstance(docs[0].obj, dict):
-        return None, [Result("expected exactly one YAML or JSON object", field=value.label, code=Code.CONFIG)]
-    return docs[0].obj, []
-
-
-def _relabel(result: Result, tree: Tree, inline_source: tuple[str, str]) -> Result:
-    """Show repository paths; name the inline operator config by where the user wrote it."""
-    out = result
-    if out.file:
-        out = replace(out, file=tree.display(out.file))
-    prefix = "spec.operatorConfig"
-    if out.field == prefix or out.field.startswith(prefix + "."):
-        label, file = inline_source
-        out = replace(out, field=label + out.field[len(prefix):])
-        if file:
-            out = out.with_source(file, 0)
-    return out
+    # The files the settings name are configuration, never manifests to render.
+    skip = frozenset(real for path in settings.config_files for real in (path, *_files_below(path)))
+    return Plan(settings, namespace, allow_empty, skip, prune_last, strict_on), results
 
 
 def _grove_off_note(settings: Settings, api_versions: list[str] | None) -> Result | None:

@@ -1,11 +1,12 @@
 """What the Argo CD plugin reads: the repository around the app folder, and the folder's objects.
 
 cmp-server unpacks the repository into a fresh folder of its own and runs the plugin in the
-application's path inside it. Every read stays inside that repository (``Tree``): a symlink or a
-path that leads outside is an error. The app folder's objects are what Argo CD itself would
-read there: the ``kustomize build`` of its kustomization when it has one, else its manifest
-files (YAML files that hold no Kubernetes object at all, such as a Helm ``values.yaml``, are
-left out as Argo CD's directory mode leaves them out), and documents marked
+application's path inside it. Every read stays inside that repository (``Tree``; the files the
+settings name, through the settings resolver's ``PathPolicy``): a symlink or a path that leads
+outside is an error. The app folder's objects are what Argo CD itself would read there: the
+``kustomize build`` of its kustomization when it has one, else its manifest files (YAML files
+that hold no Kubernetes object at all, such as a Helm ``values.yaml``, are left out as Argo
+CD's directory mode leaves them out), and documents marked
 ``config.kubernetes.io/local-config`` are never applied.
 
 Mirrors: argo-cd cmpserver/plugin/plugin.go (the unpacked repository and the app path),
@@ -15,7 +16,6 @@ kustomization).
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -23,7 +23,7 @@ from collections.abc import Collection, Mapping, Sequence
 from renderer.records import dataclass
 from typing import Any
 
-from plugin.files import MAX_OBJECTS, decode, is_within as _is_within, load_sources, read_files, too_many_objects, walk_manifests
+from plugin.files import MAX_OBJECTS, decode, is_within as _is_within, load_sources, read_files, shown_path, too_many_objects, walk_manifests
 from plugin.yamlio.codec import Document, load_documents
 from renderer import consts
 from plugin.settings import RENDER_CONFIG_KIND
@@ -70,34 +70,7 @@ class Tree:
 
     def display(self, path: str) -> str:
         """A path as the user sees it in the repository (root-relative when inside)."""
-        if _is_within(path, self.root):
-            return os.path.relpath(path, self.root)
-        return path
-
-    def confine(self, value: str, base: str, label: str) -> tuple[str | None, list[Result]]:
-        """Resolve a repository path given relative to ``base``; refuse one leading outside."""
-        if "\0" in value:
-            return None, [Result("must not contain a NUL byte", field=label, code=Code.CONFIG)]
-        if os.path.isabs(value):
-            return None, [Result(f"must be a path relative to the application folder (got {json.dumps(value)})", field=label, code=Code.CONFIG)]
-        lexical = os.path.normpath(os.path.join(base, value))
-        real = os.path.realpath(lexical)
-        if not _is_within(lexical, self.root) or not _is_within(real, self.root):
-            return None, [Result(f"path {json.dumps(value)} leads outside the repository", field=label, code=Code.CONFIG)]
-        return real, []
-
-
-def read_one_document(real: str, display: str) -> tuple[dict[str, Any] | None, list[Result]]:
-    sources, results = read_files([(real, display)])
-    if not sources:
-        return None, results
-    docs, problems = load_documents(sources[0].text, display)
-    if problems:
-        return None, problems
-    if len(docs) != 1 or not isinstance(docs[0].obj, dict):
-        return None, [Result("expected exactly one YAML object", file=display, code=Code.CONFIG)]
-    return docs[0].obj, []
-
+        return shown_path(path, self.root)
 
 
 # The names kustomize looks for, in its order (api/konfig/general.go RecognizedKustomizationFileNames).

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
+from plugin.files import PathPolicy
 from plugin.frontends import cmp, cmp_params
 from tests.schemas import FORMATS, CRDValidator, assert_valid, structural_to_jsonschema
 
@@ -227,14 +228,15 @@ def test_confine(tmp_path: Path) -> None:
     write(tmp_path / "outside.yaml", "x: 1\n")
     os.symlink("../../outside.yaml", root / "apps" / "link.yaml")
     tree = cmp.Tree(str(root), str(root / "apps" / "web"))
-    real, problems = tree.confine("../../config/op.yaml", tree.app, "p")
+    policy = PathPolicy(root=tree.root, base=tree.app)
+    real, problems = policy.locate("../../config/op.yaml", tree.app, "p")
     assert (real, problems) == (str(root / "config" / "op.yaml"), [])
     for value, message in (
         ("../../../outside.yaml", 'path "../../../outside.yaml" leads outside the repository'),
         ("../link.yaml", 'path "../link.yaml" leads outside the repository'),
         ("/etc/passwd", 'must be a path relative to the application folder (got "/etc/passwd")'),
     ):
-        real, problems = tree.confine(value, tree.app, "p")
+        real, problems = policy.locate(value, tree.app, "p")
         assert real is None and [p.message for p in problems] == [message]
 
 
