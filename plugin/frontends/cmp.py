@@ -108,11 +108,10 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
     sidecar's environment (and the paths inside a config file set there), which are trusted.
     """
     results: list[Result] = []
-    path_options = [name for name in ("config", "operator-config-path") if name in options]
     policy = PathPolicy(
         root=tree.root,
         base=tree.app,
-        trusted=frozenset(name for name in path_options if options[name].origin == SIDECAR),
+        trusted=frozenset(name for name in ("config", "operator-config-path") if name in options and options[name].origin == SIDECAR),
         labels={name: value.label for name, value in options.items()},
     )
     config_value = options.get("config")
