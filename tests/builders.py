@@ -7,11 +7,34 @@ fixture objects).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from renderer.admission.api import DCD
 
 IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0"
+
+# A complete OperatorConfiguration (every value the operator requires in cluster-wide mode).
+OPERATOR_CONFIG = """\
+apiVersion: operator.config.dynamo.nvidia.com/v1alpha1
+kind: OperatorConfiguration
+infrastructure:
+  natsAddress: nats://nats.example:4222
+rbac:
+  plannerClusterRoleName: p
+  dgdrProfilingClusterRoleName: d
+  eppClusterRoleName: e
+mpi:
+  sshSecretName: s
+  sshSecretNamespace: dynamo-system
+"""
+
+
+def write(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path``, creating its folders."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
 
 
 def dcd(

@@ -15,6 +15,7 @@ import yaml
 
 from plugin.files import PathPolicy
 from plugin.frontends import cmp, cmp_params
+from tests.builders import OPERATOR_CONFIG, write
 from tests.schemas import FORMATS, CRDValidator, assert_valid, structural_to_jsonschema
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,25 +36,6 @@ spec:
           image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.9.0
 """
 
-OPERATOR_CONFIG = """\
-apiVersion: operator.config.dynamo.nvidia.com/v1alpha1
-kind: OperatorConfiguration
-infrastructure:
-  natsAddress: nats://nats.example:4222
-rbac:
-  plannerClusterRoleName: p
-  dgdrProfilingClusterRoleName: d
-  eppClusterRoleName: e
-mpi:
-  sshSecretName: s
-  sshSecretNamespace: dynamo-system
-"""
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
 
 
 def run(app: Path, env: dict[str, str]) -> tuple[int, list[dict[str, Any]], str]:

@@ -12,6 +12,7 @@ from plugin.files import walk_manifests
 from plugin.frontends import cmp
 from plugin.frontends import render as render_cmd
 from plugin.options import CommonOptions
+from tests.builders import write
 
 DCD = """\
 apiVersion: nvidia.com/v1beta1
@@ -27,12 +28,6 @@ spec:
         - name: main
           image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.9.0
 """
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
 
 
 def test_order_hidden_entries_and_symlink_cycles(tmp_path: Path) -> None:

@@ -19,20 +19,7 @@ from plugin.files import UNCONFINED, PathPolicy
 from plugin.frontends import cmp
 from plugin.settings import Settings, resolve_settings
 from renderer.results import Result
-
-OPERATOR_CONFIG = """\
-apiVersion: operator.config.dynamo.nvidia.com/v1alpha1
-kind: OperatorConfiguration
-infrastructure:
-  natsAddress: nats://nats.example:4222
-rbac:
-  plannerClusterRoleName: p
-  dgdrProfilingClusterRoleName: d
-  eppClusterRoleName: e
-mpi:
-  sshSecretName: s
-  sshSecretNamespace: dynamo-system
-"""
+from tests.builders import OPERATOR_CONFIG, dcd, write
 
 SECRET = """\
 apiVersion: v1
@@ -45,25 +32,7 @@ data:
   .dockerconfigjson: eyJhdXRocyI6eyJudmNyLmlvIjp7ImF1dGgiOiJlRHA1In19fQ==
 """
 
-FRONTEND = """\
-apiVersion: nvidia.com/v1beta1
-kind: DynamoComponentDeployment
-metadata:
-  name: web
-spec:
-  type: frontend
-  podTemplate:
-    spec:
-      containers:
-        - name: main
-          image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.9.0
-"""
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
+FRONTEND = json.dumps(dcd("web", namespace=None, type="frontend"))
 
 
 def render_config(**spec: str) -> str:
