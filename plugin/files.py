@@ -1,4 +1,4 @@
-"""Reading manifests from files, directories and stdin.
+"""Reading manifests from files, directories and stdin, and the path policy for the files settings name.
 
 Directories are walked recursively in a stable (sorted) order, following symlinks, and only
 ``.yaml``, ``.yml`` and ``.json`` files are read (one walker for every front end). Bytes are decoded as UTF-8 (a BOM is dropped) or, after a UTF-16
@@ -232,10 +232,10 @@ class PathPolicy:
 
     Confined (``root`` is the Argo CD repository): a path that comes from the repository must be
     relative (to ``base``, the app folder, or to the config file naming it), must stay inside
-    ``root`` both as written and with symlinks resolved, and must hold no NUL byte; every file
-    read must be a regular file, and files are shown relative to ``root``. The inputs named in
-    ``trusted`` (``config``, ``operator-config-path``: set by the administrator) may be absolute
-    and lead anywhere, and so may the paths inside a trusted config file.
+    ``root`` both as written and with symlinks resolved, must hold no NUL byte, and must lead
+    to regular files only; files are shown relative to ``root``. The inputs named in
+    ``trusted`` (such as ``config`` or ``operator-config-path`` set by the administrator) are
+    read as the unconfined policy reads them, and so are the paths inside a trusted config file.
 
     ``labels`` name the inputs in messages (the option, variable or parameter the user wrote);
     an input without one is named by itself.
