@@ -1,4 +1,4 @@
-"""Reading manifests from files, directories and stdin, and the path policy for the files settings name.
+"""Reading manifests from files, folders and stdin; the path policy for the files the settings name.
 
 Directories are walked recursively in a stable (sorted) order, following symlinks, and only
 ``.yaml``, ``.yml`` and ``.json`` files are read (one walker for every front end). Bytes are decoded as UTF-8 (a BOM is dropped) or, after a UTF-16
