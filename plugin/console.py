@@ -98,8 +98,8 @@ def render(
     from plugin.options import CommonOptions
 
     common = CommonOptions(operator_config_path, config, namespace, lws, cluster_state, verbose)
-    return run(paths, common, sys.stdout, sys.stderr, keep_sources=keep_sources, output=output, live=live,
-               companions=companions, kubeconfig=kubeconfig, context=kube_context, emit=emit, strict=strict)
+    more = {"keep-sources": keep_sources or None, "emit": emit, "companions": companions, "strict": strict}
+    return run(paths, common, sys.stdout, sys.stderr, more, output=output, live=live, kubeconfig=kubeconfig, context=kube_context)
 
 
 def krm(args: Sequence[str]) -> int:

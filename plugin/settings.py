@@ -10,7 +10,7 @@ schema, file paths included, is this module's; the core receives only ``PluginCh
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from renderer.records import dataclass, replace
 from typing import Any, Literal
 
@@ -312,21 +312,19 @@ def _shown(results: list[Result], policy: PathPolicy) -> list[Result]:
 
 
 def settings_from_args(
-    args: CommonOptions,
-    keep_sources: bool = False,
-    more: dict[str, Any] | None = None,
-    extra_layers: Sequence[StateLayer] = (),
+    args: CommonOptions, more: Mapping[str, Any] | None = None, extra_layers: Sequence[StateLayer] = ()
 ) -> tuple[Settings | None, list[Result]]:
     """Settings from the command-line options every command shares, built one way for all.
 
-    ``more`` holds further option-table values by name (``emit``, ``companions``); None is
-    "not given". ``extra_layers`` are as for ``resolve_settings``.
+    ``more`` holds further option-table values by name (``keep-sources``, ``emit``,
+    ``companions``, ``strict``); None is "not given". ``extra_layers`` are as for
+    ``resolve_settings``.
     """
     return resolve_settings(
         operator_config_path=args.operator_config,
         config_path=args.config,
         namespace=args.namespace,
-        overrides=settings_overrides({"keep-sources": keep_sources or None, "lws": args.lws, **(more or {})}),
+        overrides=settings_overrides({"lws": args.lws, **(more or {})}),
         cluster_state_path=args.cluster_state,
         extra_layers=extra_layers,
     )

@@ -56,10 +56,8 @@ def render_case(case: Path) -> tuple[int, str, str, dict[str, Any]]:
         cluster_state=str(cluster) if cluster.exists() else None,
         verbose=True,
     )
-    code = run(
-        [str(case / "input.yaml")], common, stdout, stderr,
-        keep_sources=bool(meta.get("keepSources", False)), companions=meta.get("companions"),
-    )
+    more = {"keep-sources": meta.get("keepSources") or None, "companions": meta.get("companions")}
+    code = run([str(case / "input.yaml")], common, stdout, stderr, more)
     return code, stdout.getvalue(), stderr.getvalue(), meta
 
 

@@ -451,7 +451,7 @@ def run(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: b
     if os.path.exists(output) and not os.path.isdir(output):
         stdout.write(f"[error]: output {output} exists and is not a folder\n")
         return 1
-    settings, results = settings_from_args(args, keep_sources=keep_sources)
+    settings, results = settings_from_args(args, {"keep-sources": keep_sources or None})
     if settings is None:
         report(results, {}, stdout, args.verbose)
         return 1

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import IO, TextIO
+from typing import IO, Any, TextIO
 
 from plugin.files import MAX_RENDERED_OBJECTS, load_sources, read_sources, too_many_rendered
 from plugin.options import CommonOptions
@@ -37,17 +37,19 @@ def run(
     common: CommonOptions,
     stdout: TextIO,
     stderr: TextIO,
+    more: Mapping[str, Any] | None = None,
     *,
-    keep_sources: bool = False,
     output: str = "yaml",
     live: bool = False,
-    companions: bool | None = None,
     kubeconfig: str | None = None,
     context: str | None = None,
-    emit: str | None = None,
-    strict: bool | None = None,
 ) -> int:
-    """Render ``paths`` and write the stream; returns the exit code."""
+    """Render ``paths`` and write the stream; returns the exit code.
+
+    ``more`` holds the render command's further option-table values by name (``keep-sources``,
+    ``emit``, ``companions``, ``strict``; None is "not given"); ``live`` reads cluster facts
+    through ``kubeconfig`` and ``context``.
+    """
     verbose = common.verbose
     # The live lookup (opt-in): API discovery first, as the gates depend on it.
     results: list[Result] = []
@@ -60,7 +62,7 @@ def run(
             served, problems = cluster.discover()
             results.extend(problems)
             discovered.append(StateLayer(LIVE_SOURCE, api_versions=served))
-    settings, problems = settings_from_args(common, keep_sources, {"emit": emit, "companions": companions, "strict": strict}, discovered)
+    settings, problems = settings_from_args(common, more, discovered)
     results.extend(problems)
     sources, problems = read_sources(paths)
     results.extend(problems)

@@ -67,9 +67,10 @@ def render(
             lws,
             more.pop("cluster_state", None),
         )
-        code = render_cmd.run(
-            [str(p) for p in paths], common, stdout, stderr, keep_sources=keep_sources, output=output, **more
-        )
+        # Option-table values by name; the rest (live lookups) are keyword arguments of run().
+        options = {name: more.pop(name) for name in ("emit", "companions", "strict") if name in more}
+        options["keep-sources"] = keep_sources or None
+        code = render_cmd.run([str(p) for p in paths], common, stdout, stderr, options, output=output, **more)
     finally:
         render_cmd.report = original  # type: ignore[assignment]
     return Run(code, stdout.getvalue(), stderr.getvalue(), recorded)

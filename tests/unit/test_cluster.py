@@ -344,7 +344,7 @@ def test_render_command_reads_the_cluster_state_and_turns_companions_off(tmp_pat
     (tmp_path / "state.yaml").write_text(LEGACY_DEPLOYMENT)
     out, err = io.StringIO(), io.StringIO()
     common = CommonOptions(cluster_state=str(tmp_path / "state.yaml"))
-    code = render_run([str(tmp_path / "dcd.yaml")], common, out, err, companions=False)
+    code = render_run([str(tmp_path / "dcd.yaml")], common, out, err, {"companions": False})
     assert code == 0, err.getvalue()
     objects = [d for d in yaml.safe_load_all(out.getvalue()) if d]
     assert component_type(objects) == "worker"
