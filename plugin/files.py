@@ -300,12 +300,15 @@ def read_files(files: Iterable[tuple[str, str]]) -> tuple[list[Source], list[Res
     return sources, results
 
 
-def read_sources(paths: Iterable[str], confine_to: str | None = None) -> tuple[list[Source], list[Result]]:
+def read_sources(
+    paths: Iterable[str], confine_to: str | None = None, skip: Collection[str] = ()
+) -> tuple[list[Source], list[Result]]:
     """Read every path (``-`` is stdin) into decoded sources, collecting every problem.
 
     A path named here may be a special file (``/dev/stdin``); files found in a folder must be
-    regular files. With ``confine_to`` nothing outside that folder is read. The run reads at
-    most ``MAX_INPUT_BYTES`` in total.
+    regular files, and those whose real path is in ``skip`` are passed over. With
+    ``confine_to`` nothing outside that folder is read. The run reads at most
+    ``MAX_INPUT_BYTES`` in total.
     """
     sources: list[Source] = []
     results: list[Result] = []
@@ -339,7 +342,7 @@ def read_sources(paths: Iterable[str], confine_to: str | None = None) -> tuple[l
                 add(data, "<stdin>", [])
             continue
         if os.path.isdir(path):
-            files, problems = walk_manifests(path, confine_to=confine_to)
+            files, problems = walk_manifests(path, confine_to=confine_to, skip=skip)
             results.extend(problems)
             for real, name in files:
                 add(*_read_named(real, name, confine_to, special_ok=False))

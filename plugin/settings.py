@@ -10,20 +10,20 @@ schema, file paths included, is this module's; the core receives only ``PluginCh
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from renderer.records import dataclass, replace
 from typing import Any, Literal
 
-from plugin.files import UNCONFINED, PathPolicy, read_text
+from plugin.files import UNCONFINED, PathPolicy, load_sources, read_sources, read_text, walk_manifests
 from plugin.options import CommonOptions, settings_overrides
 from plugin.state_sources import load_state_file
-from plugin.yamlio.codec import load_documents
+from plugin.yamlio.codec import Document, load_documents
 from renderer import consts
 from renderer.cluster.state import StateLayer
 from renderer.config import PluginChoices, RenderConfig, build_render_config
 from renderer.operator_config import DEFAULT_OPERATOR_VERSION, OperatorConfiguration, parse_operator_config
 from renderer.model import BaseModel, ConfigDict, Field, ValidationError
-from renderer.results import Code, Result, field_path
+from renderer.results import Code, ResourceRef, Result, Severity, field_path
 
 RENDER_CONFIG_API_VERSION = "config.dynamo-render.dev/v1alpha1"
 RENDER_CONFIG_KIND = "DynamoRenderConfig"
@@ -139,6 +139,60 @@ class Settings:
     # The files the settings name (config file, operator configuration, cluster-state file or
     # folder), as the path policy located them (real paths when it confines): not manifests.
     config_files: frozenset[str] = frozenset()
+
+
+# The settings' own document kinds: configuration files, which no cluster serves as objects.
+SETTINGS_KINDS = frozenset({
+    (RENDER_CONFIG_API_VERSION, RENDER_CONFIG_KIND),
+    (consts.OPERATOR_CONFIG_API_VERSION, consts.OPERATOR_CONFIG_KIND),
+})
+
+
+def is_settings_document(obj: Any) -> bool:
+    """A DynamoRenderConfig or OperatorConfiguration document."""
+    return isinstance(obj, dict) and (obj.get("apiVersion"), obj.get("kind")) in SETTINGS_KINDS
+
+
+def settings_document_note(obj: dict[str, Any]) -> Result:
+    """A settings document among the manifests: not rendered, and not applied either unless named."""
+    return Result(
+        f"this {obj.get('kind')} is configuration, not an object for the cluster: not rendered and not applied "
+        "(name its file with --config or --operator-config to apply it)",
+        severity=Severity.WARNING, resource=ResourceRef.of(obj), code=Code.IGNORED,
+    )
+
+
+def settings_files(settings: Settings, named: Iterable[str] | None = None) -> frozenset[str]:
+    """Real paths of the files the settings name and of every manifest below a named folder.
+
+    They are configuration (a config file, the operator configuration, cluster state), never
+    manifests to render, when a folder being rendered holds them. ``named`` replaces the
+    settings' own list (the same files in another checkout).
+    """
+    out: set[str] = set()
+    for path in settings.config_files if named is None else named:
+        out.add(os.path.realpath(path))
+        if os.path.isdir(path):
+            out.update(real for real, _ in walk_manifests(path)[0])
+    return frozenset(out)
+
+
+def load_manifests(
+    paths: Sequence[str], settings: Settings | None, skip: Collection[str] | None = None
+) -> tuple[list[Document], list[Result]]:
+    """The documents of ``paths`` to render, as the render command and the diff read them.
+
+    Files the settings name are passed over where a folder holds them (``settings_files``, or
+    ``skip`` when given), and settings documents anywhere are left out with a warning
+    (``settings_document_note``).
+    """
+    if skip is None:
+        skip = settings_files(settings) if settings is not None else ()
+    sources, results = read_sources(paths, skip=skip)
+    documents, problems = load_sources(sources)
+    results.extend(problems)
+    results.extend(settings_document_note(d.obj).with_source(d.file, d.index) for d in documents if is_settings_document(d.obj))
+    return [d for d in documents if not is_settings_document(d.obj)], results
 
 
 def _read_single_document(path: str, confine_to: str | None = None) -> tuple[dict[str, Any] | None, list[Result]]:
@@ -333,13 +387,18 @@ def settings_from_args(
 __all__ = [
     "RENDER_CONFIG_API_VERSION",
     "RENDER_CONFIG_KIND",
+    "SETTINGS_KINDS",
     "CommonOptions",
     "Gates",
     "PathPolicy",
     "RenderSettings",
     "Settings",
     "load_operator_config",
+    "is_settings_document",
+    "load_manifests",
     "parse_render_settings",
     "resolve_settings",
+    "settings_document_note",
+    "settings_files",
     "settings_from_args",
 ]

@@ -42,7 +42,7 @@ from renderer.records import dataclass, replace
 from types import FrameType
 from typing import Any, TextIO
 
-from plugin.files import MAX_RENDERED_OBJECTS, PathPolicy, too_many_rendered, walk_manifests
+from plugin.files import MAX_RENDERED_OBJECTS, PathPolicy, too_many_rendered
 from plugin.frontends.cmp_sources import (
     Tree,
     collect_documents,
@@ -62,7 +62,7 @@ from plugin.frontends.cmp_params import (
     escape_param_name,
     resolve_options,
 )
-from plugin.settings import Settings, resolve_settings
+from plugin.settings import Settings, resolve_settings, settings_files
 from plugin.ownership import renamed_after_render
 from plugin.yamlio.codec import dump_documents, load_documents
 from renderer.bundle import Item, is_dcd, is_dgd, render_bundle
@@ -92,13 +92,6 @@ class Plan:
     skip: frozenset[str]
     prune_last: bool = True
     strict: bool = False
-
-
-def _files_below(path: str) -> list[str]:
-    """Real paths of the files under a directory (none for a file)."""
-    if not os.path.isdir(path):
-        return []
-    return [real for real, _ in walk_manifests(path)[0]]
 
 
 def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str]) -> tuple[Plan | None, list[Result]]:
@@ -183,7 +176,7 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
     )
     strict_on = options["strict"].text == "true" if "strict" in options else settings.settings.strict
     # The files the settings name are configuration, never manifests to render.
-    skip = frozenset(real for path in settings.config_files for real in (path, *_files_below(path)))
+    skip = settings_files(settings)
     return Plan(settings, namespace, allow_empty, skip, prune_last, strict_on), results
 
 

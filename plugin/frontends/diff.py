@@ -22,10 +22,10 @@ from collections.abc import Sequence
 from renderer.records import dataclass, replace
 from typing import Any, TextIO
 
-from plugin.files import load_sources, read_sources
 from plugin.impact import WORKLOAD_KINDS, ADDED, CHANGED, REMOVED, REPLACED, ROLLED, SCALED, Change, Impact, compare, identity
 from plugin.options import CommonOptions
-from plugin.settings import Settings, settings_from_args
+from plugin.files import is_within
+from plugin.settings import Settings, load_manifests, settings_files, settings_from_args
 from renderer.bundle import Item, render_bundle
 from renderer.clashes import Identities, Identity
 from renderer.results import Code, Result, Severity
@@ -41,6 +41,8 @@ class Side:
     paths: tuple[str, ...]
     # (prefix to replace, replacement) for file names in problem lines (a temporary checkout).
     rename: tuple[str, str] | None = None
+    # The git work tree the temporary checkout copies (its files stand at the same relative paths).
+    top: str | None = None
 
 
 def run(
@@ -93,9 +95,13 @@ def render_side(
     """
     results: list[Result] = []
     claims = Identities(settings.namespace)
-    sources, problems = read_sources(side.paths)
-    results.extend(problems)
-    documents, problems = load_sources(sources)
+    skip = None
+    if side.top is not None and side.rename is not None:
+        # The settings name work-tree files; the base revision's copies of them are configuration too.
+        top, root = os.path.realpath(side.top), os.path.join(os.path.realpath(side.rename[0]), "")
+        named = [os.path.realpath(p) for p in settings.config_files]
+        skip = settings_files(settings, [root + os.path.relpath(p, top) for p in named if is_within(p, top)])
+    documents, problems = load_manifests(side.paths, settings, skip)
     results.extend(problems)
     if not any(r.is_error for r in results):
         rendered = render_bundle(
@@ -161,7 +167,7 @@ def checkout(rev: str, paths: Sequence[str], scratch: str) -> tuple[Side | None,
         empty = os.path.join(root, "empty.yaml")
         open(empty, "w").close()
         side_paths = (empty,)
-    return Side(rev, side_paths, rename=(root + os.sep, f"{rev}:")), []
+    return Side(rev, side_paths, rename=(root + os.sep, f"{rev}:"), top=top), []
 
 
 def _git(args: list[str], cwd: str) -> tuple[bytes | None, str]:

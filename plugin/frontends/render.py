@@ -12,9 +12,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import IO, Any, TextIO
 
-from plugin.files import MAX_RENDERED_OBJECTS, load_sources, read_sources, too_many_rendered
+from plugin.files import MAX_RENDERED_OBJECTS, too_many_rendered
 from plugin.options import CommonOptions
-from plugin.settings import settings_from_args
+from plugin.settings import load_manifests, settings_from_args
 from plugin.state_sources import LIVE_SOURCE, LiveCluster, namespaces_of
 from plugin.yamlio.fast import Emitter
 from plugin.yamlio.codec import json_line
@@ -64,9 +64,7 @@ def run(
             discovered.append(StateLayer(LIVE_SOURCE, api_versions=served))
     settings, problems = settings_from_args(common, more, discovered)
     results.extend(problems)
-    sources, problems = read_sources(paths)
-    results.extend(problems)
-    documents, problems = load_sources(sources)
+    documents, problems = load_manifests(paths, settings)
     results.extend(problems)
     if settings is None or any(r.is_error for r in results):
         report(results, stderr, verbose)

@@ -245,3 +245,28 @@ def test_base_revision_in_a_git_repository(tmp_path: Path) -> None:
     proc = _diff("--base", "HEAD", "apps", cwd=repo)
     assert proc.returncode == 1
     assert "HEAD:apps/chat.yaml:0: [error]" in proc.stderr
+
+
+def test_settings_files_inside_the_compared_folder_are_configuration_on_both_sides(tmp_path: Path) -> None:
+    """The base revision's copies of the named config and state files are not rendered either."""
+    repo = tmp_path / "repo"
+    (repo / "apps" / "state").mkdir(parents=True)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    _write(repo / "apps" / "chat.yaml")
+    (repo / "apps" / "settings.yaml").write_text(
+        "apiVersion: config.dynamo-render.dev/v1alpha1\nkind: DynamoRenderConfig\nmetadata: {name: s}\nspec: {companions: false}\n"
+    )
+    (repo / "apps" / "state" / "secret.yaml").write_text(
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: live, namespace: llm}\ndata: {token: czNjcjN0}\n"
+    )
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "chat"]):
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+    _write(repo / "apps" / "chat.yaml", replicas=3)
+    proc = _diff("-o", "json", "--config", "apps/settings.yaml", "--cluster-state", "apps/state", "--base", "HEAD", "apps",
+                 cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert not [c for c in report["changes"] if c["kind"] in ("Secret", "DynamoRenderConfig")]
+    assert [c["action"] for c in _workloads(report)] == ["scaled"]
+    assert "is configuration" not in proc.stderr

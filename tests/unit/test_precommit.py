@@ -379,6 +379,10 @@ def test_validate_usage_error_exits_2() -> None:
 # dynamo-hydrate-check
 
 
+# The tree's settings file, named as the hook's args name it (unnamed, it is a warning).
+CONFIG = ("--config", "deploy/settings.yaml")
+
+
 def _hydrate(*argv: str) -> tuple[int, str]:
     code, out, _ = _cli("hydrate-check", *argv)
     return code, out
@@ -447,11 +451,11 @@ def test_hydrate_layout_mirrors_the_source_tree(tree: Path) -> None:
 
 
 def test_hydrated_files_hold_exactly_what_render_prints_for_the_tree(tree: Path) -> None:
-    _hydrate("--fix", "deploy", "rendered")
-    os.remove("deploy/settings.yaml")
+    _hydrate("--fix", *CONFIG, "deploy", "rendered")
     stdout, stderr = io.StringIO(), io.StringIO()
-    code = render_cmd.run(["deploy"], CommonOptions(), stdout, stderr)
+    code = render_cmd.run(["deploy"], CommonOptions(config="deploy/settings.yaml"), stdout, stderr)
     assert code == 0, stderr.getvalue()
+    assert stderr.getvalue() == ""  # the named settings file is configuration, not a manifest
     rendered, _ = load_documents(stdout.getvalue(), "-")
 
     def key(obj: object) -> str:
@@ -462,25 +466,25 @@ def test_hydrated_files_hold_exactly_what_render_prints_for_the_tree(tree: Path)
 
 
 def test_check_prints_a_diff_and_writes_nothing(tree: Path) -> None:
-    _hydrate("--fix", "deploy", "rendered")
+    _hydrate(*CONFIG, "--fix", "deploy", "rendered")
     Path("deploy/apps/worker.yaml").write_text(WORKER.format(replicas=3))
     os.remove("deploy/namespace.json")
     Path("rendered/notes.yaml").write_text("hand: written\n")
     before = {p: p.read_bytes() for p in Path("rendered").rglob("*") if p.is_file()}
 
-    code, out = _hydrate("deploy", "rendered")
+    code, out = _hydrate(*CONFIG, "deploy", "rendered")
     assert code == 1
     assert "--- a/rendered/apps/worker.yaml\n+++ b/rendered/apps/worker.yaml\n" in out
     assert "\n-  replicas: 1\n+  replicas: 3\n" in out
     assert "--- a/rendered/namespace.yaml\n+++ /dev/null\n" in out
     assert "notes.yaml" not in out
-    assert out.endswith("2 file(s) under rendered differ from a fresh render; run: dynamo-render hydrate-check --fix deploy rendered\n")
+    assert out.endswith("2 file(s) under rendered differ from a fresh render; run: dynamo-render hydrate-check --fix --config deploy/settings.yaml deploy rendered\n")
     assert {p: p.read_bytes() for p in Path("rendered").rglob("*") if p.is_file()} == before
 
-    code, out = _hydrate("--fix", "deploy", "rendered")
+    code, out = _hydrate(*CONFIG, "--fix", "deploy", "rendered")
     assert (code, out) == (1, "wrote rendered/apps/worker.yaml\nremoved stale rendered/namespace.yaml\n")
     assert Path("rendered/notes.yaml").read_text() == "hand: written\n"
-    assert _hydrate("deploy", "rendered") == (0, "")
+    assert _hydrate(*CONFIG, "deploy", "rendered") == (0, "")
 
 
 def test_deleting_the_last_file_of_a_folder_removes_the_folder(tree: Path) -> None:
@@ -511,7 +515,7 @@ def test_a_committed_file_without_a_final_newline_shows_in_the_diff(tree: Path) 
 
 def test_render_errors_are_reported_with_lines_and_nothing_is_written(tree: Path) -> None:
     Path("deploy/apps/worker.yaml").write_text(WORKER.format(replicas=-1))
-    code, out = _hydrate("--fix", "deploy", "rendered")
+    code, out = _hydrate(*CONFIG, "--fix", "deploy", "rendered")
     assert code == 1
     row = _line(WORKER, "replicas:")
     assert out == f"deploy/apps/worker.yaml:{row}: [error] DynamoComponentDeployment/worker spec.replicas: must be >= 0 (got -1)\n"
@@ -560,26 +564,26 @@ def _git(cwd: Path, *args: str) -> None:
 
 def test_tracked_only_ignores_untracked_sources_and_outputs(tree: Path) -> None:
     _git(tree, "init", "-q")
-    _hydrate("--fix", "deploy", "rendered")
+    _hydrate(*CONFIG, "--fix", "deploy", "rendered")
     _git(tree, "add", "-A")
-    assert _hydrate("--tracked-only", "deploy", "rendered") == (0, "")
+    assert _hydrate(*CONFIG, "--tracked-only", "deploy", "rendered") == (0, "")
 
     # a scratch source nobody added is not rendered
     _write(tree / "deploy" / "scratch.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: scratch\n")
-    assert _hydrate("--tracked-only", "deploy", "rendered") == (0, "")
+    assert _hydrate(*CONFIG, "--tracked-only", "deploy", "rendered") == (0, "")
     # an output file that --fix wrote but nobody added does not count as committed
-    code, out = _hydrate("--fix", "deploy", "rendered")
+    code, out = _hydrate(*CONFIG, "--fix", "deploy", "rendered")
     assert (code, out) == (1, "wrote rendered/scratch.yaml\n")
     _git(tree, "add", "deploy/scratch.yaml")
-    code, out = _hydrate("--tracked-only", "deploy", "rendered")
+    code, out = _hydrate(*CONFIG, "--tracked-only", "deploy", "rendered")
     assert code == 1
     assert "--- /dev/null\n+++ b/rendered/scratch.yaml\n" in out
-    assert out.endswith("run: dynamo-render hydrate-check --fix --tracked-only deploy rendered\n")
+    assert out.endswith("run: dynamo-render hydrate-check --fix --tracked-only --config deploy/settings.yaml deploy rendered\n")
     _git(tree, "add", "rendered/scratch.yaml")
-    assert _hydrate("--tracked-only", "deploy", "rendered") == (0, "")
+    assert _hydrate(*CONFIG, "--tracked-only", "deploy", "rendered") == (0, "")
     # the last flag wins, so a user's args can turn the hook's default off
     os.remove("deploy/scratch.yaml")
-    code, out = _hydrate("--tracked-only", "--no-tracked-only", "deploy", "rendered")
+    code, out = _hydrate(*CONFIG, "--tracked-only", "--no-tracked-only", "deploy", "rendered")
     assert code == 1 and "+++ /dev/null" in out
 
 
@@ -600,3 +604,20 @@ def test_hydrate_diff_redacts_secret_data_but_names_the_secret() -> None:
     assert "data:\n  a: b\n" in redacted  # other kinds are shown whole
     changed = _diff(secret, secret.replace("czNjcjN0", "b3RoZXI="), "out/s.yaml")
     assert changed == ["diff out/s.yaml: Secret data differs (values not shown)\n"]
+
+
+def test_an_unnamed_settings_file_is_a_warning_and_never_output(tree: Path) -> None:
+    """A DynamoRenderConfig the args do not name is neither applied nor written (render and hook alike)."""
+    warning = (
+        "[warning] DynamoRenderConfig/s: this DynamoRenderConfig is configuration, not an object for the cluster: "
+        "not rendered and not applied (name its file with --config or --operator-config to apply it)"
+    )
+    code, out = _hydrate("--fix", "deploy", "rendered")
+    # the hook names the line, the render command the document
+    assert code == 1 and out.splitlines()[0] == "deploy/settings.yaml:1: " + warning
+    assert not [p for p in (tree / "rendered").rglob("*") if p.is_file() and "DynamoRenderConfig" in p.read_text()]
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert render_cmd.run(["deploy"], CommonOptions(), stdout, stderr) == 0
+    assert stderr.getvalue().splitlines() == ["deploy/settings.yaml:0: " + warning]
+    assert "DynamoRenderConfig" not in stdout.getvalue()
+

@@ -1,0 +1,63 @@
+"""The files the settings name are configuration, never manifests, when the rendered folder holds them.
+
+``render deploy/`` with ``--config``, ``--operator-config`` or ``--cluster-state`` pointing inside
+``deploy/`` reads those files as settings and cluster facts only: none of their documents (a
+live cluster's Secrets among them) reaches the output, as in the CMP and the hydrate hook.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import yaml
+
+from plugin.frontends import render as render_cmd
+from plugin.options import CommonOptions
+from tests.builders import OPERATOR_CONFIG, dcd
+
+STATE_SECRET = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "live-token", "namespace": "llm"},
+                "data": {"token": "czNjcjN0"}}
+SETTINGS = {"apiVersion": "config.dynamo-render.dev/v1alpha1", "kind": "DynamoRenderConfig", "metadata": {"name": "s"},
+            "spec": {"companions": False}}
+
+
+def _tree(tmp_path: Path) -> Path:
+    deploy = tmp_path / "deploy"
+    (deploy / "state").mkdir(parents=True)
+    (deploy / "worker.yaml").write_text(yaml.safe_dump(dcd()))
+    (deploy / "settings.yaml").write_text(yaml.safe_dump(SETTINGS))
+    (deploy / "operator.yaml").write_text(OPERATOR_CONFIG)
+    (deploy / "state" / "secret.yaml").write_text(yaml.safe_dump(STATE_SECRET))
+    return deploy
+
+
+def _run(deploy: Path, common: CommonOptions) -> tuple[int, list[dict[str, object]], str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = render_cmd.run([str(deploy)], common, out, err)
+    return code, [d for d in yaml.safe_load_all(out.getvalue()) if d], err.getvalue()
+
+
+def test_named_settings_files_inside_the_folder_are_read_not_rendered(tmp_path: Path) -> None:
+    deploy = _tree(tmp_path)
+    common = CommonOptions(
+        operator_config=str(deploy / "operator.yaml"), config=str(deploy / "settings.yaml"),
+        cluster_state=str(deploy / "state"),
+    )
+    code, objects, err = _run(deploy, common)
+    assert code == 0, err
+    assert "is configuration" not in err and "[error]" not in err
+    kinds = [o["kind"] for o in objects]
+    # companions off came from the settings file; the state folder's Secret is a cluster fact only
+    assert kinds == ["Deployment", "Service"]
+
+
+def test_the_same_files_unnamed_are_manifests_or_warnings(tmp_path: Path) -> None:
+    deploy = _tree(tmp_path)
+    code, objects, err = _run(deploy, CommonOptions())
+    assert code == 0, err
+    kinds = [o["kind"] for o in objects]
+    # the state folder's Secret is an ordinary manifest now; the two settings documents are warnings
+    assert "Secret" in kinds and "DynamoRenderConfig" not in kinds and "OperatorConfiguration" not in kinds
+    warnings = [line for line in err.splitlines() if "[warning]" in line and "is configuration" in line]
+    assert [w.split(":")[0] for w in warnings] == [str(deploy / "operator.yaml"), str(deploy / "settings.yaml")]
