@@ -150,7 +150,10 @@ SETTINGS_KINDS = frozenset({
 
 def is_settings_document(obj: Any) -> bool:
     """A DynamoRenderConfig or OperatorConfiguration document."""
-    return isinstance(obj, dict) and (obj.get("apiVersion"), obj.get("kind")) in SETTINGS_KINDS
+    if not isinstance(obj, dict):
+        return False
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    return isinstance(api_version, str) and isinstance(kind, str) and (api_version, kind) in SETTINGS_KINDS
 
 
 def settings_document_note(obj: dict[str, Any]) -> Result:

@@ -61,3 +61,11 @@ def test_the_same_files_unnamed_are_manifests_or_warnings(tmp_path: Path) -> Non
     assert "Secret" in kinds and "DynamoRenderConfig" not in kinds and "OperatorConfiguration" not in kinds
     warnings = [line for line in err.splitlines() if "[warning]" in line and "is configuration" in line]
     assert [w.split(":")[0] for w in warnings] == [str(deploy / "operator.yaml"), str(deploy / "settings.yaml")]
+
+
+def test_a_document_with_a_non_string_kind_or_api_version_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    """Found by the fuzz test: the settings-kind check must not hash a list."""
+    (tmp_path / "odd.yaml").write_text("apiVersion: [v1]\nkind: {a: b}\nmetadata: {name: x}\n")
+    code, objects, err = _run(tmp_path, CommonOptions())
+    assert code == 1 and objects == []
+    assert "apiVersion" in err and "[error]" in err
