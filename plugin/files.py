@@ -11,6 +11,7 @@ import json
 import os
 import stat
 import sys
+from typing import Any
 from collections.abc import Collection, Iterable, Mapping
 from renderer.records import dataclass, field
 
@@ -280,6 +281,18 @@ class PathPolicy:
 
 
 UNCONFINED = PathPolicy()
+
+
+# kustomize and kpt's marker of documents that configure tools and are never applied.
+LOCAL_CONFIG_ANNOTATION = "config.kubernetes.io/local-config"
+
+
+def is_local_config(obj: Any) -> bool:
+    """A document annotated ``config.kubernetes.io/local-config: "true"``."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("metadata"), dict):
+        return False
+    annotations = obj["metadata"].get("annotations") or {}
+    return isinstance(annotations, dict) and str(annotations.get(LOCAL_CONFIG_ANNOTATION, "")).lower() == "true"
 
 
 def manifest_files(root: str) -> tuple[list[str], list[Result]]:

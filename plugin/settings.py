@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from renderer.records import dataclass, replace
 from typing import Any, Literal
 
-from plugin.files import UNCONFINED, PathPolicy, load_sources, read_sources, read_text, walk_manifests
+from plugin.files import UNCONFINED, PathPolicy, is_local_config, load_sources, read_sources, read_text, walk_manifests
 from plugin.options import CommonOptions, settings_overrides
 from plugin.state_sources import load_state_file
 from plugin.yamlio.codec import Document, load_documents
@@ -165,6 +165,14 @@ def settings_document_note(obj: dict[str, Any]) -> Result:
     )
 
 
+def local_config_note(obj: dict[str, Any]) -> Result:
+    """A document that configures a tool: never rendered, as kustomize never applies it."""
+    return Result(
+        'left out: marked config.kubernetes.io/local-config: "true" (configuration for a tool, never applied)',
+        severity=Severity.INFO, resource=ResourceRef.of(obj), code=Code.NOTE,
+    )
+
+
 def settings_files(settings: Settings, named: Iterable[str] | None = None) -> frozenset[str]:
     """Real paths of the files the settings name and of every manifest below a named folder.
 
@@ -186,16 +194,31 @@ def load_manifests(
     """The documents of ``paths`` to render, as the render command and the diff read them.
 
     Files the settings name are passed over where a folder holds them (``settings_files``, or
-    ``skip`` when given), and settings documents anywhere are left out with a warning
-    (``settings_document_note``).
+    ``skip`` when given). Documents marked ``config.kubernetes.io/local-config: "true"`` are
+    left out with a note, as ``kustomize build`` leaves them out; other settings documents are
+    left out with a warning (``settings_document_note``).
     """
     if skip is None:
         skip = settings_files(settings) if settings is not None else ()
     sources, results = read_sources(paths, skip=skip)
     documents, problems = load_sources(sources)
     results.extend(problems)
-    results.extend(settings_document_note(d.obj).with_source(d.file, d.index) for d in documents if is_settings_document(d.obj))
-    return [d for d in documents if not is_settings_document(d.obj)], results
+    kept, problems = without_configuration(documents)
+    return kept, results + problems
+
+
+def without_configuration(documents: Iterable[Document]) -> tuple[list[Document], list[Result]]:
+    """The documents that are manifests: local-config and settings documents are left out, each with its note."""
+    kept: list[Document] = []
+    results: list[Result] = []
+    for doc in documents:
+        if is_local_config(doc.obj):
+            results.append(local_config_note(doc.obj).with_source(doc.file, doc.index))
+        elif is_settings_document(doc.obj):
+            results.append(settings_document_note(doc.obj).with_source(doc.file, doc.index))
+        else:
+            kept.append(doc)
+    return kept, results
 
 
 def _read_single_document(path: str, confine_to: str | None = None) -> tuple[dict[str, Any] | None, list[Result]]:
@@ -404,4 +427,5 @@ __all__ = [
     "settings_document_note",
     "settings_files",
     "settings_from_args",
+    "without_configuration",
 ]

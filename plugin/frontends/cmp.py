@@ -42,11 +42,10 @@ from renderer.records import dataclass, replace
 from types import FrameType
 from typing import Any, TextIO
 
-from plugin.files import MAX_RENDERED_OBJECTS, PathPolicy, too_many_rendered
+from plugin.files import MAX_RENDERED_OBJECTS, PathPolicy, is_local_config, too_many_rendered
 from plugin.frontends.cmp_sources import (
     Tree,
     collect_documents,
-    is_local_config,
     not_deployable,
     resolve_repo_root,
 )

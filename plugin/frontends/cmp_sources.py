@@ -23,7 +23,17 @@ from collections.abc import Collection, Mapping, Sequence
 from renderer.records import dataclass
 from typing import Any
 
-from plugin.files import MAX_OBJECTS, decode, is_within as _is_within, load_sources, read_files, shown_path, too_many_objects, walk_manifests
+from plugin.files import (
+    LOCAL_CONFIG_ANNOTATION,
+    MAX_OBJECTS,
+    decode,
+    is_within as _is_within,
+    load_sources,
+    read_files,
+    shown_path,
+    too_many_objects,
+    walk_manifests,
+)
 from plugin.yamlio.codec import Document, load_documents
 from renderer import consts
 from plugin.settings import RENDER_CONFIG_KIND
@@ -33,7 +43,6 @@ from renderer.results import Code, Result, Severity
 # (or $TMPDIR/_cmp_server/<uuid>/); common/common.go GetCMPWorkDir, util/io/files CreateTempDir.
 CMP_WORKDIR_ENV = "ARGOCD_CMP_WORKDIR"
 CMP_WORKDIR_NAME = "_cmp_server"
-LOCAL_CONFIG_ANNOTATION = "config.kubernetes.io/local-config"
 
 
 
@@ -197,10 +206,3 @@ def not_deployable(obj: Any) -> Result | None:
         )
     return None
 
-
-def is_local_config(obj: Any) -> bool:
-    """kustomize and kpt's marker for documents that configure tools and are never applied."""
-    if not isinstance(obj, dict) or not isinstance(obj.get("metadata"), dict):
-        return False
-    annotations = obj["metadata"].get("annotations") or {}
-    return isinstance(annotations, dict) and str(annotations.get(LOCAL_CONFIG_ANNOTATION, "")).lower() == "true"

@@ -20,11 +20,11 @@ from renderer.records import dataclass
 from typing import Any
 
 from plugin import ownership
+from plugin.files import LOCAL_CONFIG_ANNOTATION
 from plugin.frontends.krm_wire import (
     INDEX_ANNOTATION,
     LEGACY_INDEX_ANNOTATION,
     LEGACY_PATH_ANNOTATION,
-    LOCAL_CONFIG_ANNOTATION,
     PACKAGE_PATH_ANNOTATION,
     PATH_ANNOTATION,
     SEQINDENT_ANNOTATION,

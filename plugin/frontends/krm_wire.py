@@ -38,7 +38,6 @@ LEGACY_INDEX_ANNOTATION = "config.kubernetes.io/index"
 SEQINDENT_ANNOTATION = "internal.config.kubernetes.io/seqindent"
 # kpt fn render: the subpackage an item belongs to (its path is relative to that package).
 PACKAGE_PATH_ANNOTATION = "internal.config.kubernetes.io/package-path"
-LOCAL_CONFIG_ANNOTATION = "config.kubernetes.io/local-config"
 
 
 # ---------------------------------------------------------------------------------------------

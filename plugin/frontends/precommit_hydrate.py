@@ -48,7 +48,7 @@ from plugin.yamlio.lines import report
 from plugin.yamlio.codec import dump_documents, load_documents
 from renderer.clashes import Identities, Identity, identity_of
 from renderer.cluster.state import BUNDLE_SOURCE, StateLayer, build_cluster_state
-from plugin.settings import is_settings_document, settings_document_note, settings_files
+from plugin.settings import settings_files, without_configuration
 from renderer.bundle import Item, render_bundle
 from renderer.results import Code, Result
 
@@ -118,8 +118,9 @@ def hydrate(source_root: str, sources: Sequence[Source], settings: Settings) -> 
         results.extend(problems)
         if documents is None:
             break
-        results.extend(settings_document_note(d.obj).with_source(d.file, d.index) for d in documents if is_settings_document(d.obj))
-        items = [Item(d.obj, d.file, d.index) for d in documents if not is_settings_document(d.obj)]
+        manifests, problems = without_configuration(documents)
+        results.extend(problems)
+        items = [Item(d.obj, d.file, d.index) for d in manifests]
         per_file.append((source, items))
     if any(r.is_error for r in results):
         return Hydrated({}, results, texts)

@@ -69,3 +69,19 @@ def test_a_document_with_a_non_string_kind_or_api_version_is_an_error_not_a_cras
     code, objects, err = _run(tmp_path, CommonOptions())
     assert code == 1 and objects == []
     assert "apiVersion" in err and "[error]" in err
+
+
+def test_local_config_documents_are_left_out_with_a_note_as_kustomize_does(tmp_path: Path) -> None:
+    marked = {"metadata": {"name": "fn", "annotations": {"config.kubernetes.io/local-config": "true"}}}
+    function_config = {"apiVersion": "v1", "kind": "ConfigMap", **marked, "data": {"a": "b"}}
+    settings = {**SETTINGS, "metadata": marked["metadata"]}
+    (tmp_path / "worker.yaml").write_text(yaml.safe_dump(dcd()))
+    (tmp_path / "tools.yaml").write_text(yaml.safe_dump_all([function_config, settings]))
+    out, err = io.StringIO(), io.StringIO()
+    code = render_cmd.run([str(tmp_path)], CommonOptions(verbose=True), out, err)
+    assert code == 0, err.getvalue()
+    rendered = [d for d in yaml.safe_load_all(out.getvalue()) if d]
+    assert not [o for o in rendered if o["metadata"]["name"] in ("fn", "s")]
+    notes = [line for line in err.getvalue().splitlines() if "local-config" in line]
+    assert [n.split(" ", 1)[0] for n in notes] == [f"{tmp_path / 'tools.yaml'}:0:", f"{tmp_path / 'tools.yaml'}:1:"]
+    assert all("[info]" in n for n in notes) and "is configuration" not in err.getvalue()
