@@ -145,7 +145,7 @@ def render_source(item: Item, config: RenderConfig, default_namespace: str, clus
     try:
         objects = render(source, config, cluster, notes)
     except RenderError as err:
-        add([err.to_result(source.ref)])
+        add([_as_written(err, source).to_result(source.ref)])
         return out
     add(n.with_resource(source.ref) for n in notes)
     # Objects the API server would refuse are errors, never output.
@@ -159,17 +159,10 @@ def render_source(item: Item, config: RenderConfig, default_namespace: str, clus
 
 
 def _render_dgd(dgd: DGD, config: RenderConfig, cluster: ClusterState, notes: list[Result]) -> list[dict[str, Any]]:
-    """A DGD through the graph program; a converted v1alpha1 DGD's errors name the field the user wrote."""
+    """A DGD through the graph program."""
     from renderer.graph.program import render_graph
 
-    try:
-        return render_graph(dgd, config, cluster, notes)
-    except RenderError as err:
-        if dgd.written_spec is None:
-            raise
-        from renderer.admission.v1alpha1.paths import dgd_path
-
-        raise RenderError(err.message, dgd_path(err.field, dgd.source.get("spec") or {}, dgd.written_spec), code=err.code) from None
+    return render_graph(dgd, config, cluster, notes)
 
 
 def _render_dcd(dcd: DCD, config: RenderConfig, cluster: ClusterState, notes: list[Result]) -> list[dict[str, Any]]:
@@ -178,6 +171,16 @@ def _render_dcd(dcd: DCD, config: RenderConfig, cluster: ClusterState, notes: li
     if config.companions:
         objects = render_standalone_companions(dcd, config, cluster) + objects
     return objects
+
+
+def _as_written(err: RenderError, source: DGD | DCD) -> RenderError:
+    """An error about a converted v1alpha1 source, naming the field the user wrote."""
+    if source.written_spec is None:
+        return err
+    from renderer.admission.v1alpha1.paths import dcd_path, dgd_path
+
+    to_written = dcd_path if isinstance(source, DCD) else dgd_path
+    return RenderError(err.message, to_written(err.field, source.source.get("spec") or {}, source.written_spec), code=err.code)
 
 
 def render_bundle(

@@ -218,6 +218,8 @@ class DCD:
     source: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
     # what the controllers read back through ConvertFrom (preserved v1alpha1 data, if any)
     alpha: AlphaView = field(default_factory=AlphaView)
+    # a converted v1alpha1 DCD: the spec the user wrote, to name its fields in messages
+    written_spec: dict[str, Any] | None = field(repr=False, compare=False, default=None)
 
     @property
     def ref(self) -> ResourceRef:

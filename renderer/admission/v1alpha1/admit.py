@@ -83,9 +83,9 @@ def parse_alpha_dcd(
     dcd, beta_results = parse_dcd(converted, default_namespace, checkpoint_gate, runtime_source=RUNTIME_SOURCE)
     converted_spec = converted.get("spec") or {}
     results += mapped(beta_results, lambda p: paths.dcd_path(p, converted_spec, spec))
-    if any(r.is_error for r in results):
+    if any(r.is_error for r in results) or dcd is None:
         return None, results
-    return dcd, results
+    return replace(dcd, written_spec=spec), results
 
 
 def is_alpha(obj: dict[str, Any]) -> bool:

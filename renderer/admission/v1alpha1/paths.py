@@ -14,9 +14,15 @@ conversion says where the field came from:
   other container is found by name in ``extraPodSpec.containers``; the rest of ``spec`` is
   ``extraPodSpec``.
 
-Not mapped exactly: entries the conversion merges into one list (``envs`` with the main
-container's ``env``, ``resources`` with its ``resources``) keep the index of the merged list
-under ``extraPodSpec.mainContainer``.
+Where the conversion merges the dedicated fields into the ``main`` container, a path is mapped
+to the field that supplied the value: an env entry by its name (``extraPodSpec.mainContainer.env``
+over ``envs``), a resource quantity by its key (``extraPodSpec.mainContainer.resources`` over
+``resources``, where ``gpu`` is the GPU resource and ``custom`` the rest), ``envFrom`` to
+``envFromSecret``, a probe to the dedicated probe when the main container has none, and a
+volume mount past the main container's own to the flat ``volumeMounts`` (``mountPath`` is its
+``mountPoint``). ``compilationCache`` is the flat volume mount marked ``useAsCompilationCache``
+(``pvcName`` its ``name``, ``mountPath`` its ``mountPoint``). A container is named in a path by
+its index or by its name (``containers[main]``).
 
 Mirrors: api/v1alpha1/shared_spec_conversion.go ConvertFromDynamoComponentDeploymentSharedSpec
 (buildPodTemplateToHub, convertExperimentalToHub) and dynamographdeployment_conversion.go
@@ -39,8 +45,62 @@ _RENAMED = (
     ("experimental.failover", "failover"),
     ("experimental.checkpoint", "checkpoint"),
 )
-_CONTAINER = re.compile(r"^podTemplate\.spec\.containers\[(\d+)\](.*)$")
+_CONTAINER = re.compile(r"^podTemplate\.spec\.containers\[([^\]]+)\](.*)$")
+_MAIN_LIST = re.compile(r"^\.(env|envFrom|volumeMounts)\[(\d+)\](.*)$")
+_RESOURCE = re.compile(r"^\.resources\.(limits|requests)\.(.+)$")
 _COMPONENT = re.compile(r"^spec\.components\[(\d+)\](.*)$")
+_MAIN = "extraPodSpec.mainContainer"
+
+
+def _named(items: Any, name: Any) -> int | None:
+    """The index of the entry called ``name`` in a written list, if any."""
+    for i, item in enumerate(items if isinstance(items, list) else []):
+        if isinstance(item, dict) and item.get("name") == name:
+            return i
+    return None
+
+
+def _main_container_tail(rest: str, main: dict[str, Any], alpha: dict[str, Any]) -> str:
+    """Map a path under the converted ``main`` container to the v1alpha1 field that supplied it.
+
+    Mirrors: api/v1alpha1/shared_spec_conversion.go buildMainContainerFromDedicated and
+    mergeExtraPodSpecMainContainer (which fields meet in the main container, and which wins).
+    """
+    user = (alpha.get("extraPodSpec") or {}).get("mainContainer") or {}
+    match = _MAIN_LIST.match(rest)
+    if match:
+        field, index, tail = match.group(1), int(match.group(2)), match.group(3)
+        if field == "env":
+            entries = main.get("env") or []
+            name = entries[index].get("name") if index < len(entries) and isinstance(entries[index], dict) else None
+            for where, written in ((f"{_MAIN}.env", user.get("env")), ("envs", alpha.get("envs"))):
+                found = _named(written, name)
+                if found is not None:
+                    return f"{where}[{found}]{tail}"
+        elif field == "envFrom" and not user.get("envFrom") and alpha.get("envFromSecret"):
+            return "envFromSecret"
+        elif field == "volumeMounts":
+            own = len(user.get("volumeMounts") or [])
+            if index >= own and index - own < len(alpha.get("volumeMounts") or []):
+                return f"volumeMounts[{index - own}]" + (".mountPoint" if tail == ".mountPath" else tail)
+        return _MAIN + rest
+    match = _RESOURCE.match(rest)
+    if match:
+        section, key = match.group(1), match.group(2)
+        if key in ((user.get("resources") or {}).get(section) or {}):
+            return _MAIN + rest
+        item = (alpha.get("resources") or {}).get(section) or {}
+        if key in ("cpu", "memory") and item.get(key):
+            return f"resources.{section}.{key}"
+        if item.get("gpu") and key == (item.get("gpuType") or consts.RESOURCE_GPU_NVIDIA):
+            return f"resources.{section}.gpu"
+        if key in (item.get("custom") or {}):
+            return f"resources.{section}.custom.{key}"
+        return _MAIN + rest
+    for field in ("resources", "livenessProbe", "readinessProbe"):
+        if (rest == "." + field or rest.startswith(f".{field}.")) and field not in user and field in alpha:
+            return field + rest[len(field) + 1 :]
+    return _MAIN + rest
 
 
 def _component_tail(tail: str, converted: dict[str, Any], alpha: dict[str, Any]) -> str:
@@ -50,10 +110,15 @@ def _component_tail(tail: str, converted: dict[str, Any], alpha: dict[str, Any])
     match = _CONTAINER.match(tail)
     if match:
         containers = ((converted.get("podTemplate") or {}).get("spec") or {}).get("containers") or []
-        index, rest = int(match.group(1)), match.group(2)
-        name = containers[index].get("name") if index < len(containers) else None
+        key, rest = match.group(1), match.group(2)
+        if key.isdigit():
+            index = int(key)
+            name = containers[index].get("name") if index < len(containers) else None
+        else:
+            name = key
         if name == consts.MAIN_CONTAINER_NAME:
-            return f"extraPodSpec.mainContainer{rest}"
+            main = next((c for c in containers if isinstance(c, dict) and c.get("name") == name), {})
+            return _main_container_tail(rest, main, alpha)
         if alpha.get("frontendSidecar") is not None and name == converted.get("frontendSidecar"):
             return f"frontendSidecar{rest}"
         written = (alpha.get("extraPodSpec") or {}).get("containers") or []
@@ -64,6 +129,11 @@ def _component_tail(tail: str, converted: dict[str, Any], alpha: dict[str, Any])
     for prefix, target in (("podTemplate.metadata", "extraPodMetadata"), ("podTemplate.spec", "extraPodSpec"), ("podTemplate", "extraPodSpec")):
         if tail == prefix or tail.startswith(prefix + ".") or tail.startswith(prefix + "["):
             return target + tail[len(prefix):]
+    if tail == "compilationCache" or tail.startswith("compilationCache."):
+        cache = next((i for i, m in enumerate(alpha.get("volumeMounts") or []) if isinstance(m, dict) and m.get("useAsCompilationCache")), None)
+        if cache is not None:
+            rest = tail[len("compilationCache"):]
+            return f"volumeMounts[{cache}]" + {".pvcName": ".name", ".mountPath": ".mountPoint"}.get(rest, rest)
     for old, new in _RENAMED:
         if tail == old or tail.startswith(old + ".") or tail.startswith(old + "["):
             return new + tail[len(old):]
