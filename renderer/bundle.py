@@ -19,7 +19,7 @@ One source failing never hides another; every problem comes back as a Result.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from renderer.records import dataclass, field
+from renderer.records import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from renderer import consts
@@ -145,9 +145,9 @@ def render_source(item: Item, config: RenderConfig, default_namespace: str, clus
     try:
         objects = render(source, config, cluster, notes)
     except RenderError as err:
-        add([_as_written(err, source).to_result(source.ref)])
+        add([RenderError(err.message, _as_written(err.field, source), code=err.code).to_result(source.ref)])
         return out
-    add(n.with_resource(source.ref) for n in notes)
+    add(replace(n, field=_as_written(n.field, source)).with_resource(source.ref) for n in notes)
     # Objects the API server would refuse are errors, never output.
     refused = apiserver.refusals(objects)
     if refused:
@@ -173,14 +173,14 @@ def _render_dcd(dcd: DCD, config: RenderConfig, cluster: ClusterState, notes: li
     return objects
 
 
-def _as_written(err: RenderError, source: DGD | DCD) -> RenderError:
-    """An error about a converted v1alpha1 source, naming the field the user wrote."""
-    if source.written_spec is None:
-        return err
+def _as_written(field: str, source: DGD | DCD) -> str:
+    """A field of a converted v1alpha1 source as the field the user wrote (others as they are)."""
+    if source.written_spec is None or not field:
+        return field
     from renderer.admission.v1alpha1.paths import dcd_path, dgd_path
 
     to_written = dcd_path if isinstance(source, DCD) else dgd_path
-    return RenderError(err.message, to_written(err.field, source.source.get("spec") or {}, source.written_spec), code=err.code)
+    return to_written(field, source.source.get("spec") or {}, source.written_spec)
 
 
 def render_bundle(
