@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from renderer import consts
 from renderer.admission import apiserver
-from renderer.admission.api import DCD
+from renderer.admission.api import DCD, ParsedSource
 from renderer.admission.parse import parse_dcd
 from renderer.clashes import Identities, Origin
 from renderer.cluster.state import BUNDLE_SOURCE, ClusterState, Kind, StateLayer, build_cluster_state
@@ -173,13 +173,13 @@ def _render_dcd(dcd: DCD, config: RenderConfig, cluster: ClusterState, notes: li
     return objects
 
 
-def _as_written(field: str, source: DGD | DCD) -> str:
+def _as_written(field: str, source: ParsedSource) -> str:
     """A field of a converted v1alpha1 source as the field the user wrote (others as they are)."""
     if source.written_spec is None or not field:
         return field
     from renderer.admission.v1alpha1.paths import dcd_path, dgd_path
 
-    to_written = dcd_path if isinstance(source, DCD) else dgd_path
+    to_written = dcd_path if source.KIND == consts.DCD_KIND else dgd_path
     return to_written(field, source.source.get("spec") or {}, source.written_spec)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from renderer.records import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from renderer.model import BaseModel, ConfigDict, CustomError, Field, ValidationInfo, field_validator
 
@@ -201,8 +201,22 @@ class DynamoComponentDeploymentSpec(DynamoComponentDeploymentSharedSpec):
     backend_framework: Literal["sglang", "vllm", "trtllm"] | None = Field(default=None, alias="backendFramework")
 
 
+class ParsedSource:
+    """What a parsed DCD and DGD share: their reference, and the spec a converted v1alpha1 one was written as."""
+
+    KIND: ClassVar[str] = ""
+    name: str
+    namespace: str
+    source: dict[str, Any]
+    written_spec: dict[str, Any] | None
+
+    @property
+    def ref(self) -> ResourceRef:
+        return ResourceRef(consts.V1BETA1, self.KIND, self.name, self.namespace)
+
+
 @dataclass(frozen=True)
-class DCD:
+class DCD(ParsedSource):
     """A validated, defaulted v1beta1 DCD: what the operator's controller would read.
 
     ``pod_template`` is the Go-typed normalisation of ``spec.podTemplate`` (or None).
@@ -220,10 +234,7 @@ class DCD:
     alpha: AlphaView = field(default_factory=AlphaView)
     # a converted v1alpha1 DCD: the spec the user wrote, to name its fields in messages
     written_spec: dict[str, Any] | None = field(repr=False, compare=False, default=None)
-
-    @property
-    def ref(self) -> ResourceRef:
-        return ResourceRef(consts.V1BETA1, consts.DCD_KIND, self.name, self.namespace)
+    KIND: ClassVar[str] = consts.DCD_KIND
 
     @property
     def component_type(self) -> str:

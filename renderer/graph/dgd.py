@@ -11,14 +11,13 @@ Mirrors: api/v1beta1/dynamographdeployment_types.go.
 from __future__ import annotations
 
 from renderer.records import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from renderer.model import Field
 
 from renderer import consts
-from renderer.admission.api import DynamoComponentDeploymentSharedSpec, StrictModel
+from renderer.admission.api import DynamoComponentDeploymentSharedSpec, ParsedSource, StrictModel
 from renderer.pod.naming import compute_dynamo_namespace
-from renderer.results import ResourceRef
 
 WORKLOAD_PROVIDER_ANNOTATION = "nvidia.com/workload-provider"
 ENABLE_GROVE_ANNOTATION = "nvidia.com/enable-grove"
@@ -119,7 +118,7 @@ class Component:
 
 
 @dataclass(frozen=True)
-class DGD:
+class DGD(ParsedSource):
     """A validated, defaulted v1beta1 DGD on the component pathway."""
 
     name: str
@@ -132,10 +131,7 @@ class DGD:
     source: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
     # the admitted v1alpha1 spec the user wrote, for a converted DGD (field paths map back to it)
     written_spec: dict[str, Any] | None = field(repr=False, compare=False, default=None)
-
-    @property
-    def ref(self) -> ResourceRef:
-        return ResourceRef(consts.V1BETA1, consts.DGD_KIND, self.name, self.namespace)
+    KIND: ClassVar[str] = consts.DGD_KIND
 
     @property
     def is_grove(self) -> bool:
