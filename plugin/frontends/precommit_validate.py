@@ -8,7 +8,8 @@ each claims the files of the parts before it (``ChunkHandoff``). A commit whose 
 parsing; otherwise the other files are parsed too, only to claim their objects' identities: a
 hand-written object named like a rendered one is a clash naming both files (DESIGN decision 12). Each DynamoComponentDeployment and DynamoGraphDeployment goes
 through the renderer exactly as ``dynamo-render render`` would take it (CRD schema, CEL rules,
-webhooks, then rendering), and every problem prints as one line::
+webhooks, then rendering), the plugin's own settings documents (DynamoRenderConfig,
+OperatorConfiguration) are read as a render reads them, and every problem prints as one line::
 
     deploy/worker.yaml:14: [error] DynamoComponentDeployment/worker spec.replicas: must be >= 0 (got -1)
 
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
     from renderer.clashes import Identities
 
 DYNAMO_KINDS = (consts.DCD_KIND, consts.DGD_KIND)
+# the plugin's own settings kinds (plugin.settings), checked when a file names one
+SETTINGS_KIND_NAMES = ("DynamoRenderConfig", consts.OPERATOR_CONFIG_KIND)
 # a DCD's spec.podTemplate or a DGD component's spec.components[i].podTemplate, and below
 POD_TEMPLATE_FIELD = re.compile(r"(?:^|\.)podTemplate(?:[.\[]|$)")
 
@@ -92,6 +95,42 @@ def validate_source(
     return results
 
 
+def mentions_settings_kind(text: str) -> bool:
+    """A cheap pre-filter for files that may hold the plugin's own settings documents."""
+    return any(kind in text for kind in SETTINGS_KIND_NAMES)
+
+
+def validate_settings_documents(source: Source) -> list[Result]:
+    """The DynamoRenderConfig and OperatorConfiguration documents of a file, read as a render reads them.
+
+    A typo in a settings file is then caught at commit time, not when a render first reads it.
+    YAML problems are left to the other checks, which parse every file anyway.
+    """
+    from plugin.settings import RENDER_CONFIG_KIND, is_settings_document, parse_render_settings
+    from plugin.yamlio.codec import load_documents
+    from renderer.operator_config import parse_operator_config
+    from renderer.results import ResourceRef
+
+    documents, problems = load_documents(source.text, source.name)
+    if problems:
+        return []
+    results: list[Result] = []
+    for doc in documents:
+        if not is_settings_document(doc.obj):
+            continue
+        if doc.obj["kind"] == RENDER_CONFIG_KIND:
+            _, found = parse_render_settings(doc.obj)
+            spec = doc.obj.get("spec")
+            inline = spec.get("operatorConfig") if isinstance(spec, dict) else None
+            if isinstance(inline, dict):
+                found += parse_operator_config(inline, "spec.operatorConfig")[1]
+        else:
+            _, found = parse_operator_config(doc.obj)
+        ref = ResourceRef.of(doc.obj)
+        results.extend(r.with_resource(ref).with_source(doc.file, doc.index) for r in found)
+    return results
+
+
 def claim_objects(source: Source, identities: Identities, budget: ObjectBudget | None = None) -> list[Result]:
     """Claim the identities of a file without Dynamo resources; a clash is an error naming both files."""
     from renderer.clashes import Origin
@@ -120,6 +159,14 @@ def run(filenames: Sequence[str], args: CommonOptions, stdout: TextIO, env: Mapp
     if handoff is not None:
         handoff.record([source.name for source in sources], bool(candidates))
     texts: dict[str, str] = {}
+    # The settings files the hook's own options name are checked where the settings are read.
+    named = {os.path.realpath(path) for path in (args.config, args.operator_config) if path}
+    for source in sources:
+        if mentions_settings_kind(source.text) and os.path.realpath(source.name) not in named:
+            found = validate_settings_documents(source)
+            if found:
+                texts[source.name] = source.text
+                results.extend(found)
     if candidates or (earlier_dynamo and sources):
         from plugin.settings import settings_from_args
         from renderer.clashes import Identities

@@ -621,3 +621,43 @@ def test_an_unnamed_settings_file_is_a_warning_and_never_output(tree: Path) -> N
     assert stderr.getvalue().splitlines() == ["deploy/settings.yaml:0: " + warning]
     assert "DynamoRenderConfig" not in stdout.getvalue()
 
+
+
+SETTINGS_WITH_TYPOS = """\
+apiVersion: config.dynamo-render.dev/v1alpha1
+kind: DynamoRenderConfig
+metadata:
+  name: s
+spec:
+  gates:
+    lws: maybe
+  compnions: false
+  operatorConfig:
+    discovery:
+      backend: kubernetes
+"""
+
+
+def test_validate_checks_settings_documents_with_their_lines(tmp_path: Path) -> None:
+    """A typo in the plugin's settings fails the commit, as it would fail the first render."""
+    settings = _write(tmp_path / "deploy" / "settings.yaml", SETTINGS_WITH_TYPOS)
+    code, lines = _validate(settings)
+    assert code == 1
+    assert lines[:2] == [
+        f"{settings}:7: [error] DynamoRenderConfig/s spec.gates.lws: input should be a valid boolean",
+        f'{settings}:8: [error] DynamoRenderConfig/s spec.compnions: unknown field "compnions"',
+    ]
+    # the inline operator configuration is checked too (the Helm chart always writes these)
+    assert f"{settings}:9: [error] DynamoRenderConfig/s spec.operatorConfig.mpi.sshSecretName: Required value: MPI SSH secret name is required" in lines
+
+
+def test_validate_passes_a_valid_settings_file_and_reports_a_named_one_once(tmp_path: Path) -> None:
+    from tests.builders import OPERATOR_CONFIG
+
+    good = _write(tmp_path / "operator.yaml", OPERATOR_CONFIG)
+    assert _validate(good) == (0, [])
+    bad = _write(tmp_path / "settings.yaml", SETTINGS_WITH_TYPOS)
+    worker = _write(tmp_path / "worker.yaml", WORKER.format(replicas=1))
+    code, lines = _validate("--config", bad, bad, worker)
+    assert code == 1
+    assert len([line for line in lines if "compnions" in line]) == 1
