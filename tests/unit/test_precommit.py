@@ -622,7 +622,6 @@ def test_an_unnamed_settings_file_is_a_warning_and_never_output(tree: Path) -> N
     assert "DynamoRenderConfig" not in stdout.getvalue()
 
 
-
 SETTINGS_WITH_TYPOS = """\
 apiVersion: config.dynamo-render.dev/v1alpha1
 kind: DynamoRenderConfig
