@@ -32,6 +32,7 @@ from renderer.records import replace
 from typing import TYPE_CHECKING, TextIO
 
 from plugin.files import ObjectBudget, Source, read_sources
+from plugin.yamlio.codec import Document
 from plugin.options import CommonOptions
 from plugin.yamlio.lines import report
 from renderer import consts
@@ -68,19 +69,29 @@ def strict_pod_template(result: Result) -> Result:
     return result
 
 
+# A file's documents and YAML problems, parsed once per run (``ObjectBudget.load``).
+Loaded = tuple[list[Document] | None, list[Result]]
+
+
 def validate_source(
-    source: Source, settings: Settings, identities: Identities | None = None, budget: ObjectBudget | None = None
+    source: Source,
+    settings: Settings,
+    identities: Identities | None = None,
+    budget: ObjectBudget | None = None,
+    loaded: Loaded | None = None,
 ) -> list[Result]:
     """Every problem in one file: YAML, admission rules and rendering.
 
     ``identities``, shared by the files of one run, makes two files rendering one object an
     error naming both (pre-commit may split a commit's files into chunks; each chunk is one run).
+    ``loaded`` is the file already parsed.
     """
     from renderer.bundle import Item, render_bundle
 
     if not mentions_dynamo_kind(source.text):
         return []
-    documents, results = (budget or ObjectBudget()).load(source)
+    documents, problems = loaded if loaded is not None else (budget or ObjectBudget()).load(source)
+    results = list(problems)
     if documents is None:
         return results
     items = [Item(doc.obj, doc.file, doc.index) for doc in documents]
@@ -100,20 +111,15 @@ def mentions_settings_kind(text: str) -> bool:
     return any(kind in text for kind in SETTINGS_KIND_NAMES)
 
 
-def validate_settings_documents(source: Source) -> list[Result]:
+def validate_settings_documents(documents: Sequence[Document]) -> list[Result]:
     """The DynamoRenderConfig and OperatorConfiguration documents of a file, read as a render reads them.
 
     A typo in a settings file is then caught at commit time, not when a render first reads it.
-    YAML problems are left to the other checks, which parse every file anyway.
     """
     from plugin.settings import RENDER_CONFIG_KIND, is_settings_document, parse_render_settings
-    from plugin.yamlio.codec import load_documents
     from renderer.operator_config import parse_operator_config
     from renderer.results import ResourceRef
 
-    documents, problems = load_documents(source.text, source.name)
-    if problems:
-        return []
     results: list[Result] = []
     for doc in documents:
         if not is_settings_document(doc.obj):
@@ -131,12 +137,15 @@ def validate_settings_documents(source: Source) -> list[Result]:
     return results
 
 
-def claim_objects(source: Source, identities: Identities, budget: ObjectBudget | None = None) -> list[Result]:
+def claim_objects(
+    source: Source, identities: Identities, budget: ObjectBudget | None = None, loaded: Loaded | None = None
+) -> list[Result]:
     """Claim the identities of a file without Dynamo resources; a clash is an error naming both files."""
     from renderer.clashes import Origin
     from renderer.results import ResourceRef
 
-    documents, results = (budget or ObjectBudget()).load(source)
+    documents, problems = loaded if loaded is not None else (budget or ObjectBudget()).load(source)
+    results = list(problems)
     for doc in documents or []:
         _, clash = identities.claim(doc.obj, Origin(ResourceRef.of(doc.obj), doc.file, doc.index), rendered=False)
         if clash is not None:
@@ -159,14 +168,24 @@ def run(filenames: Sequence[str], args: CommonOptions, stdout: TextIO, env: Mapp
     if handoff is not None:
         handoff.record([source.name for source in sources], bool(candidates))
     texts: dict[str, str] = {}
-    # The settings files the hook's own options name are checked where the settings are read.
+    budget = ObjectBudget()
+    # Files that may hold settings documents are parsed once: for their check here and for the
+    # checks below. The settings files the hook's own options name are checked where the
+    # settings are read.
     named = {os.path.realpath(path) for path in (args.config, args.operator_config) if path}
+    loaded: dict[str, Loaded] = {}
     for source in sources:
-        if mentions_settings_kind(source.text) and os.path.realpath(source.name) not in named:
-            found = validate_settings_documents(source)
-            if found:
-                texts[source.name] = source.text
-                results.extend(found)
+        if not mentions_settings_kind(source.text) or os.path.realpath(source.name) in named:
+            continue
+        documents, problems = budget.load(source)
+        if documents is None:  # past the object limit: its one error, and nothing more is read
+            results.extend(problems)
+            break
+        loaded[source.name] = (documents, problems)
+        found = [] if problems else validate_settings_documents(documents)
+        results.extend(found)
+        if found or problems:
+            texts[source.name] = source.text
     if candidates or (earlier_dynamo and sources):
         from plugin.settings import settings_from_args
         from renderer.clashes import Identities
@@ -182,19 +201,22 @@ def run(filenames: Sequence[str], args: CommonOptions, stdout: TextIO, env: Mapp
                     validate_source(source, settings, identities)
                 else:
                     claim_objects(source, identities)
-        budget = ObjectBudget()
         for source in sources:
             if settings is None or identities is None or budget.left < 0:
                 break
             if source in candidates:
-                found = validate_source(source, settings, identities, budget)
+                found = validate_source(source, settings, identities, budget, loaded.get(source.name))
             else:
                 # Other files only claim their objects: one named like a rendered object is a clash.
-                found = claim_objects(source, identities, budget)
+                found = claim_objects(source, identities, budget, loaded.get(source.name))
             # (past the object limit the one error names the file, no line: no need to compose it again)
             if budget.left >= 0 and any(r.severity is not Severity.INFO or args.verbose for r in found):
                 texts[source.name] = source.text
             results.extend(found)
+    else:
+        # Nothing is rendered: the YAML problems of the settings files parsed above still count.
+        for _, problems in loaded.values():
+            results.extend(problems)
     report(results, texts, stdout, args.verbose)
     return 1 if any(r.is_error for r in results) else 0
 

@@ -660,3 +660,9 @@ def test_validate_passes_a_valid_settings_file_and_reports_a_named_one_once(tmp_
     code, lines = _validate("--config", bad, bad, worker)
     assert code == 1
     assert len([line for line in lines if "compnions" in line]) == 1
+
+
+def test_validate_reports_broken_yaml_in_a_settings_file_without_dynamo_files(tmp_path: Path) -> None:
+    broken = _write(tmp_path / "settings.yaml", "apiVersion: config.dynamo-render.dev/v1alpha1\nkind: DynamoRenderConfig\nspec: {a: [}\n")
+    code, lines = _validate(broken)
+    assert code == 1 and len(lines) == 1 and lines[0].startswith(f"{broken}:3: [error]: invalid YAML at line 3")
