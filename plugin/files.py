@@ -55,7 +55,7 @@ def decode(data: bytes, name: str) -> tuple[str | None, list[Result]]:
         return None, [Result(f"not valid {label} at byte {err.start + skip}", file=name, code=Code.INPUT)]
 
 
-# Input limits (README "Input limits"): each file, and stdin, holds at most MAX_FILE_BYTES; one
+# Input limits (docs/reliability.md "Input limits"): each file, and stdin, holds at most MAX_FILE_BYTES; one
 # run reads at most MAX_INPUT_BYTES in total. Past them the run stops with one clear error
 # instead of growing memory until the machine or the sidecar's limit ends it.
 MAX_FILE_BYTES = 64 * 2**20
@@ -66,7 +66,7 @@ def limit_text(size: int) -> str:
     return f"{size // 2**20} MiB"
 
 
-# Object limits (README "Input limits"): one run reads at most MAX_OBJECTS objects (documents,
+# Object limits (docs/reliability.md "Input limits"): one run reads at most MAX_OBJECTS objects (documents,
 # with the items of kinds ending in List counted one by one, or the items of a ResourceList)
 # and writes at most MAX_RENDERED_OBJECTS. Byte limits alone let small documents multiply:
 # 64 MiB of empty documents are millions of objects.

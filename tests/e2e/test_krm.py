@@ -228,7 +228,7 @@ def test_kpt_fn_eval_renders_a_graph_deployment_like_the_cli(env: dict[str, str]
 
 
 def test_kpt_fn_eval_example(env: dict[str, str], tmp_path: Path) -> None:
-    """The README's command on the shipped example package."""
+    """The documented command on the shipped example package."""
     pkg = tmp_path / "kpt-eval"
     shutil.copytree(EXAMPLES / "kpt-eval", pkg)
     done = _run(["kpt", "fn", "eval", str(pkg), "--exec", "dynamo-render-krm", "--", "namespace=llm"], env)

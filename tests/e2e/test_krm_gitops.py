@@ -211,7 +211,7 @@ def test_objects_renamed_by_an_overlay_after_the_render_are_reported(env: dict[s
 
 
 def test_rendering_in_the_overlay_after_the_rename_is_clean(env: dict[str, str], tmp_path: Path) -> None:
-    """The README's placement: DCDs in the base, the function in the overlay only."""
+    """The documented placement: DCDs in the base, the function in the overlay only."""
     kustomize = standalone_kustomize()
     overlay = overlay_tree(tmp_path)
     (tmp_path / "base" / "kustomization.yaml").write_text("resources: [dcds.yaml]\n")

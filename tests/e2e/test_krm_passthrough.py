@@ -1,6 +1,6 @@
 """Pass-through items come back as they came: the real tools show no difference from a no-op function.
 
-The README promises that every item the KRM function does not render passes through untouched.
+The docs promise that every item the KRM function does not render passes through untouched.
 What "untouched" can mean is fixed by the orchestrators: kpt and kustomize serialize the items
 themselves, before and after the function, so the reference is the same pipeline run with a
 function that echoes its input (``cat``). Against it, the pass-through text must be byte for

@@ -1,4 +1,4 @@
-"""The object limits (README "Input limits"): one clear error per run, in every front end.
+"""The object limits (docs/reliability.md "Input limits"): one clear error per run, in every front end.
 
 Byte limits alone let small documents multiply (64 MiB of ``{}`` are millions of objects), so
 one run reads at most ``MAX_OBJECTS`` objects and writes at most ``MAX_RENDERED_OBJECTS``. Past
@@ -49,7 +49,7 @@ def too_many(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_limits_are_the_documented_ones() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "reliability.md").read_text()
     assert f"{files.MAX_OBJECTS:,} objects" in readme
     assert f"{files.MAX_RENDERED_OBJECTS:,}" in readme
 
