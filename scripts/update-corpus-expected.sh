@@ -4,4 +4,4 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 UPDATE_CORPUS=1 "${PYTHON:-.venv/bin/python}" -m pytest -q tests/test_corpus.py -k test_corpus_manifest "$@"
-git --no-pager diff --stat -- tests/data/corpus-expected.tsv
+git --no-pager diff --stat -- tests/data/corpus-expected.tsv tests/data/corpus-expected-grove.tsv

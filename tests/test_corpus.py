@@ -23,7 +23,9 @@ line, ``corpus: N rendered, M refused (reasons...), K skipped``, and the per-fil
 to ``corpus-summary.txt`` in pytest's base temporary directory.
 
 Expected outcomes: ``tests/data/corpus-expected.tsv`` records each counted file's outcome,
-``rendered`` or ``refused`` with its grouped reasons (``reason``), and each file must keep it.
+``rendered`` or ``refused`` with its grouped reasons (``reason``), and each file must keep it;
+``tests/data/corpus-expected-grove.tsv`` does the same for the DGD files rendered with the Grove
+gate on.
 When a change moves outcomes on purpose (a feature that renders files that were refused, a
 reworded refusal), regenerate the file and let the reviewer read the diff:
 
@@ -39,7 +41,7 @@ import csv
 import os
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -78,11 +80,11 @@ EXPECTED_FILE = Path(__file__).parent / "data" / "corpus-expected.tsv"
 UPDATE = os.environ.get("UPDATE_CORPUS") == "1"
 
 
-def _expected() -> dict[str, tuple[str, list[str]]]:
-    if not EXPECTED_FILE.exists():
+def _expected(path: Path = EXPECTED_FILE) -> dict[str, tuple[str, list[str]]]:
+    if not path.exists():
         return {}
     out: dict[str, tuple[str, list[str]]] = {}
-    for line in EXPECTED_FILE.read_text(encoding="utf-8").splitlines()[1:]:
+    for line in path.read_text(encoding="utf-8").splitlines()[1:]:
         name, outcome, reasons = (line.split("\t") + ["", ""])[:3]
         out[name] = (outcome, reasons.split(" | ") if reasons else [])
     return out
@@ -91,11 +93,11 @@ def _expected() -> dict[str, tuple[str, list[str]]]:
 EXPECTED = _expected()
 
 
-def _write_expected(outcomes: dict[str, tuple[str, list[str]]]) -> None:
-    merged = {**_expected(), **outcomes}  # re-read: one row changes at a time
+def _write_expected(outcomes: dict[str, tuple[str, list[str]]], path: Path = EXPECTED_FILE, names: Sequence[str] = ()) -> None:
+    merged = {**_expected(path), **outcomes}  # re-read: one row changes at a time
     rows = ["name\toutcome\treasons"]
-    rows += [f"{name}\t{outcome}\t{' | '.join(reasons)}" for name, (outcome, reasons) in sorted(merged.items()) if name in COUNTED]
-    EXPECTED_FILE.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    rows += [f"{name}\t{outcome}\t{' | '.join(reasons)}" for name, (outcome, reasons) in sorted(merged.items()) if name in (names or COUNTED)]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
 
 
 def test_every_counted_file_has_an_expected_outcome() -> None:
@@ -105,9 +107,11 @@ def test_every_counted_file_has_an_expected_outcome() -> None:
         f"{EXPECTED_FILE.name} is out of date: missing {sorted(set(COUNTED) - set(EXPECTED))[:10]}, "
         f"extra {sorted(set(EXPECTED) - set(COUNTED))[:10]} (scripts/update-corpus-expected.sh)"
     )
-# The same manifests rendered with the Grove gate on (the DGD files only).
+# The same manifests rendered with the Grove gate on (the DGD files only), pinned like the default lane.
 GROVE_OUTCOMES: dict[str, tuple[str, list[str]]] = {}
 DGD_FILES = [name for name in COUNTED if "DynamoGraphDeployment" in (CORPUS / name).read_text(encoding="utf-8")]
+GROVE_EXPECTED_FILE = Path(__file__).parent / "data" / "corpus-expected-grove.tsv"
+GROVE_EXPECTED = _expected(GROVE_EXPECTED_FILE)
 GROVE_ON = """\
 apiVersion: config.dynamo-render.dev/v1alpha1
 kind: DynamoRenderConfig
@@ -115,6 +119,15 @@ spec:
   gates:
     grove: true
 """
+
+
+def test_every_dgd_file_has_an_expected_grove_outcome() -> None:
+    if UPDATE:
+        pytest.skip("UPDATE_CORPUS=1 rewrites the expectations")
+    assert sorted(GROVE_EXPECTED) == sorted(DGD_FILES), (
+        f"{GROVE_EXPECTED_FILE.name} is out of date: missing {sorted(set(DGD_FILES) - set(GROVE_EXPECTED))[:10]}, "
+        f"extra {sorted(set(GROVE_EXPECTED) - set(DGD_FILES))[:10]} (scripts/update-corpus-expected.sh)"
+    )
 
 
 def test_index_covers_every_file() -> None:
@@ -226,12 +239,20 @@ def test_corpus_manifest_grove_on(name: str, grove_on_config: Path) -> None:
     assert not [r.line() for r in run.results if r.code is Code.UNCLASSIFIED]
     if run.code != 0:
         GROVE_OUTCOMES[name] = ("refused", list(dict.fromkeys(reason(r.message, r.field) for r in run.errors)))
-        return
-    GROVE_OUTCOMES[name] = ("rendered", [])
-    dgds = [d for d in sources if isinstance(d, dict) and d.get("kind") == "DynamoGraphDeployment"]
-    opted_out = [d for d in dgds if str(((d.get("metadata") or {}).get("annotations") or {}).get("nvidia.com/enable-grove", "")).lower() == "false"]
-    if dgds and not opted_out:
-        assert run.stdout.count("kind: PodCliqueSet") == len(dgds), run.stdout[:2000]
+    else:
+        GROVE_OUTCOMES[name] = ("rendered", [])
+        dgds = [d for d in sources if isinstance(d, dict) and d.get("kind") == "DynamoGraphDeployment"]
+        opted_out = [d for d in dgds if str(((d.get("metadata") or {}).get("annotations") or {}).get("nvidia.com/enable-grove", "")).lower() == "false"]
+        if dgds and not opted_out:
+            assert run.stdout.count("kind: PodCliqueSet") == len(dgds), run.stdout[:2000]
+    expected = GROVE_EXPECTED.get(name)
+    if UPDATE and GROVE_OUTCOMES[name] != expected:
+        _write_expected({name: GROVE_OUTCOMES[name]}, GROVE_EXPECTED_FILE, DGD_FILES)
+        GROVE_EXPECTED[name] = GROVE_OUTCOMES[name]
+    assert GROVE_OUTCOMES[name] == expected, (
+        f"{name} with Grove on: {GROVE_OUTCOMES[name][0]} {GROVE_OUTCOMES[name][1]}, expected {expected}; if the change "
+        "is intended, run scripts/update-corpus-expected.sh and review the diff of tests/data/corpus-expected-grove.tsv"
+    )
 
 
 @pytest.mark.parametrize("name", SKIPPED)
