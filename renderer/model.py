@@ -18,6 +18,10 @@ in the shape and wording of pydantic v2 in strict mode (error ``type``, ``loc``,
 Declared fields are read from the class when it is created; their annotations are resolved
 on the first validation (start-up pays only for the models a run uses). A model that is
 ``frozen`` refuses attribute assignment; ``model_copy(update=...)`` makes changed copies.
+
+Closed to new features: this module exists only for start-up time (docs/architecture.md,
+"Closed modules"). A new API type uses the rules above; a rule it lacks is checked in the
+parsing code that needs it, not added here.
 """
 
 from __future__ import annotations

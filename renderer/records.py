@@ -18,6 +18,9 @@ behaviour for what the project uses, with methods shared by every record class a
 - ``replace(record, **changes)``: a copy with some fields changed.
 
 Type checkers treat the decorator as a dataclass transform (PEP 681).
+
+Closed to new features: this module exists only for start-up time (docs/architecture.md,
+"Closed modules"). A record that needs more than the list above should be a plain class.
 """
 
 from __future__ import annotations
