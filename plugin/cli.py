@@ -110,6 +110,28 @@ def diff(paths: tuple[str, ...], base: str | None, output: str, exit_code: bool,
     _exit(lambda: run(old, new, base, output, exit_code, sys.stdout, sys.stderr, common))
 
 
+@cli.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--object", "target", required=True, metavar="KIND/NAME", help="The rendered object to explain (KIND/NAME or KIND/NAMESPACE/NAME).")
+@click.option("--field", metavar="PATH", help="Explain only this field subtree of the object (spec.template.spec.containers[0].env).")
+@click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@settings_options(*SHARED)
+@verbose_option
+def explain(paths: tuple[str, ...], target: str, field: str | None, output: str, **shared: Any) -> None:
+    """Where every value of one rendered object came from: the input, the settings, the cluster state, or the operator.
+
+    PATHS are rendered as ``render`` renders them; each leaf of the object is traced to the
+    source field that gives it (changing that field changes the leaf), or to the operator rule
+    that computed it.
+    """
+    if field is not None and not field.strip():
+        raise click.UsageError("--field needs a field path")
+    from plugin.frontends.explain import run
+
+    common = common_options(shared)
+    _exit(lambda: run(paths, common, sys.stdout, sys.stderr, target=target, field=field, output=output))
+
+
 @cli.command(context_settings={"ignore_unknown_options": True})
 @click.argument("args", nargs=-1, metavar="[PLUGIN_CONFIG]")
 def krm(args: tuple[str, ...]) -> None:

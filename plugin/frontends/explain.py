@@ -1,0 +1,662 @@
+"""The ``explain`` command: where every value of one rendered object came from.
+
+``dynamo-render explain --object KIND/NAME [--field PATH] [-o text|json] PATH...`` renders PATH
+as ``render`` does, picks the named object, and gives each of its leaf values an origin:
+
+- ``input``: the value was written in a source (a DCD or DGD, at the path the user wrote, the
+  v1alpha1 path for v1alpha1 input), or is computed from that one field;
+- ``operator-config``: a field of the operator configuration (defaults included) or of the
+  plugin settings;
+- ``cluster-state``: an object of the bundle or the cluster-state input (a ServiceAccount, a pull
+  Secret, a DynamoCheckpoint, ...);
+- ``operator``: the operator computed it, from no input field or from several at once (a name
+  with the worker hash).
+
+The method is perturbation, which is exact because the core is pure and deterministic: each
+scalar of the source, the operator configuration, the plugin settings and the cluster-state
+objects is changed in turn (a digit or letter moved, an integer moved by one, a boolean
+flipped, keeping the value's format so the render still succeeds), the bundle is rendered
+again, and the leaves of the object that changed are the ones that field determines. A leaf
+whose value equals such a field's value is that field's (moved); a leaf only one field changes
+is computed from it; anything else is ``operator``. A mutation the render refuses is replaced
+by the next one; a field with no mutation the render accepts is listed in ``unresolved``.
+
+The ``rule`` of a leaf is the Go function whose port wrote the value into its place: one more
+render runs under a profiler that, at each return of a ``renderer`` function, claims the slots
+of the dicts and lists it returns that no inner function claimed before, for the nearest
+function on the stack whose docstring names what it mirrors (``Mirrors:``). Rendering itself
+is untouched; ``explain`` pays for the extra renders.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import sys
+import types
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TextIO
+
+from plugin.frontends.render import report
+from plugin.options import CommonOptions
+from plugin.settings import Settings, load_manifests, settings_from_args
+from plugin.yamlio.codec import Document
+from plugin.yamlio.lines import LineIndex, resolve
+from renderer import consts
+from renderer.bundle import Item, render_bundle
+from renderer.config import RenderConfig, build_render_config
+from renderer.operator_config import parse_operator_config
+from renderer.records import dataclass, replace
+from renderer.results import Code, Result, Severity
+
+Step = str | int
+INPUT, OPERATOR_CONFIG, CLUSTER_STATE, OPERATOR = "input", "operator-config", "cluster-state", "operator"
+# The kinds the cluster state reads from a bundle (renderer.cluster.state): their fields are facts.
+STATE_KINDS = frozenset(
+    {"ServiceAccount", "Secret", "PersistentVolumeClaim", "DynamoCheckpoint", "ResourceClaimTemplate", "DeviceClass", "Deployment", "LeaderWorkerSet", "Service"}
+)
+DYNAMO_KINDS = frozenset({consts.DCD_KIND, consts.DGD_KIND})
+
+
+@dataclass(frozen=True)
+class Field:
+    """One scalar that can be perturbed: where it lives and how the explanation names it."""
+
+    origin: str
+    steps: tuple[Step, ...]
+    value: Any
+    object: str = ""
+    file: str = ""
+    line: int | None = None
+    document: int = -1  # the bundle item it belongs to; -1 for the operator config or settings
+    settings_part: str = ""  # "operator" or "plugin" for settings fields
+
+    @property
+    def path(self) -> str:
+        return path_of(self.steps)
+
+
+def path_of(steps: Sequence[Step]) -> str:
+    """A field path in the renderer's spelling: dots, ``[i]``, ``[key]`` for keys with dots or slashes."""
+    out = ""
+    for step in steps:
+        if isinstance(step, int):
+            out += f"[{step}]"
+        elif re.fullmatch(r"[A-Za-z0-9_-]+", step):
+            out += f".{step}" if out else step
+        else:
+            out += f"[{step}]"
+    return out
+
+
+def leaves(value: Any, steps: tuple[Step, ...] = ()) -> Iterator[tuple[tuple[Step, ...], Any]]:
+    """Every scalar under ``value`` with the steps that reach it, in document order."""
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from leaves(child, (*steps, key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from leaves(child, (*steps, index))
+    else:
+        yield steps, value
+
+
+def _with(value: Any, steps: Sequence[Step], new: Any) -> Any:
+    """A deep copy of ``value`` with the scalar at ``steps`` replaced."""
+    out = copy.deepcopy(value)
+    target = out
+    for step in steps[:-1]:
+        target = target[step]
+    target[steps[-1]] = new
+    return out
+
+
+# Values of the enumerations a source names often: a changed value must be another member.
+ENUMS: tuple[frozenset[str], ...] = (
+    frozenset({consts.COMPONENT_TYPE_DECODE, consts.COMPONENT_TYPE_PREFILL, consts.COMPONENT_TYPE_WORKER}),
+    frozenset({consts.COMPONENT_TYPE_FRONTEND, consts.COMPONENT_TYPE_PLANNER, consts.COMPONENT_TYPE_EPP}),
+    frozenset(consts.BACKEND_FRAMEWORKS),
+    frozenset({consts.DISCOVERY_BACKEND_KUBERNETES, consts.DISCOVERY_BACKEND_ETCD}),
+)
+
+
+def mutations(value: Any) -> Iterator[Any]:
+    """Changed values of the same type and, where possible, the same format."""
+    for members in ENUMS:
+        if value in members:
+            yield from sorted(members - {value})
+    if isinstance(value, bool):
+        yield not value
+    elif isinstance(value, int):
+        yield value + 1
+        yield value - 1
+    elif isinstance(value, float):
+        yield value * 2 if value else 1.0
+        yield value / 2
+    elif isinstance(value, str):
+        digits = [i for i, ch in enumerate(value) if ch.isdigit()]
+        if digits:
+            i = digits[-1]
+            yield value[:i] + ("8" if value[i] == "9" else str(int(value[i]) + 1)) + value[i + 1 :]
+        letters = [i for i, ch in enumerate(value) if ch.isalpha() and ch.isascii()]
+        if letters:
+            i = letters[-1]
+            ch = value[i]
+            swapped = "y" if ch.lower() == "z" else chr(ord(ch.lower()) + 1)
+            yield value[:i] + (swapped.upper() if ch.isupper() else swapped) + value[i + 1 :]
+        yield value + "x"
+        yield value + "1"
+
+
+@dataclass(frozen=True)
+class Target:
+    """The object to explain: kind, name and, when given, namespace."""
+
+    kind: str
+    name: str
+    namespace: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> Target | None:
+        parts = text.split("/")
+        if len(parts) == 2 and all(parts):
+            return cls(parts[0], parts[1])
+        if len(parts) == 3 and all(parts):
+            return cls(parts[0], parts[2], parts[1])
+        return None
+
+    def matches(self, obj: Mapping[str, Any]) -> bool:
+        meta = obj.get("metadata") or {}
+        return (
+            obj.get("kind") == self.kind
+            and meta.get("name") == self.name
+            and (self.namespace is None or meta.get("namespace") == self.namespace)
+        )
+
+
+class Renderer:
+    """Renders the bundle with one input field changed; the baseline once."""
+
+    def __init__(self, documents: Sequence[Document], settings: Settings) -> None:
+        self.documents = documents
+        self.settings = settings
+        self.objects = [doc.obj for doc in documents]
+        self.choices = settings.settings.choices()
+        config = settings.config
+        self.api_versions = list(config.api_versions) if config.api_versions is not None else None
+        rebuilt, _ = build_render_config(config.operator, self.choices, self.api_versions)
+        # Settings are perturbed by building the configuration again; that must give the same one.
+        self.rebuilds = rebuilt == config
+
+    def render(self, objects: Sequence[Any] | None = None, config: RenderConfig | None = None) -> tuple[list[dict[str, Any]], list[Result]]:
+        items = [
+            Item(obj, doc.file, doc.index) for obj, doc in zip(objects if objects is not None else self.objects, self.documents)
+        ]
+        out = render_bundle(
+            items,
+            config or self.settings.config,
+            self.settings.namespace,
+            keep_sources=self.settings.settings.keep_sources,
+            cluster_layers=self.settings.cluster_layers,
+        )
+        return out.objects, out.results
+
+    def perturbed(self, field: Field, new: Any) -> list[dict[str, Any]] | None:
+        """The render with ``field`` set to ``new``; None when the render refuses it."""
+        if field.document >= 0:
+            objects = list(self.objects)
+            objects[field.document] = _with(objects[field.document], field.steps, new)
+            rendered, results = self.render(objects)
+        else:
+            config = self._config_with(field, new)
+            if config is None:
+                return None
+            rendered, results = self.render(config=config)
+        return None if any(r.is_error for r in results) else rendered
+
+    def _config_with(self, field: Field, new: Any) -> RenderConfig | None:
+        operator = self.settings.config.operator
+        choices = self.choices
+        if field.settings_part == "operator":
+            dumped = operator.model_dump(by_alias=True, exclude_none=True)
+            changed, problems = parse_operator_config(_with(dumped, field.steps, new))
+            if changed is None or any(p.is_error for p in problems):
+                return None
+            operator = changed
+        else:
+            try:
+                choices = replace(choices, **{str(field.steps[-1]): new})
+            except TypeError:
+                return None
+        if not self.rebuilds:
+            return replace(self.settings.config, operator=operator) if field.settings_part == "operator" else None
+        config, problems = build_render_config(operator, choices, self.api_versions)
+        return None if any(p.is_error for p in problems) else config
+
+
+def input_fields(documents: Sequence[Document], source_index: int | None, renderer: Renderer, operator_file: str | None = None) -> list[Field]:
+    """Every scalar a perturbation may change: the source, the settings, the cluster-state objects."""
+    fields: list[Field] = []
+    indexes: dict[str, LineIndex] = {}
+    for position, doc in enumerate(documents):
+        obj = doc.obj
+        if not isinstance(obj, dict):
+            continue
+        kind = obj.get("kind")
+        if position == source_index:
+            origin = INPUT
+        elif kind in STATE_KINDS and position != source_index:
+            origin = CLUSTER_STATE
+        else:
+            continue
+        meta = obj.get("metadata") or {}
+        name = f"{kind}/{meta.get('namespace') or renderer.settings.namespace}/{meta.get('name', '')}"
+        for steps, value in leaves(obj):
+            if value is None or steps[:1] in (("apiVersion",), ("kind",)):
+                continue
+            fields.append(Field(origin, steps, value, name, doc.file, _line(indexes, doc, steps), position))
+    config = renderer.settings.config
+    # The operator configuration as the render uses it: the file's fields with their lines, defaults without.
+    written = Document(obj=None, file=operator_file, index=0) if operator_file else None
+    for steps, value in leaves(config.operator.model_dump(by_alias=True, exclude_none=True)):
+        if value is not None:
+            line = _line(indexes, written, steps) if written is not None else None
+            fields.append(
+                Field(OPERATOR_CONFIG, steps, value, "OperatorConfiguration", operator_file or "" if line else "", line, settings_part="operator")
+            )
+    for name in ("operator_version", "lws", "grove", "kai_scheduler", "checkpoint", "dra", "companions"):
+        value = getattr(renderer.choices, name, None)
+        if value is not None:
+            fields.append(Field(OPERATOR_CONFIG, (name,), value, "DynamoRenderConfig", settings_part="plugin"))
+    return fields
+
+
+def _line(indexes: dict[str, LineIndex], doc: Document, steps: Sequence[Step]) -> int | None:
+    """The line of a field in its file, when the file can be read again (not for stdin)."""
+    if not doc.file or doc.file == "-":
+        return None
+    if doc.file not in indexes:
+        try:
+            with open(doc.file, encoding="utf-8") as handle:
+                indexes[doc.file] = LineIndex(handle.read())
+        except OSError:
+            return None
+    index = indexes[doc.file]
+    if doc.index is None or doc.index >= len(index.documents):
+        return None
+    node = resolve(index.documents[doc.index], path_of(steps))
+    return int(node.start_mark.line) + 1 if node is not None else None
+
+
+def _find(objects: Sequence[dict[str, Any]], target: Target) -> list[int]:
+    return [i for i, obj in enumerate(objects) if target.matches(obj)]
+
+
+def _counterpart(objects: Sequence[dict[str, Any]], position: int, kind: str, count: int, target: Target) -> dict[str, Any] | None:
+    """The target in a perturbed render: same place in the stream (names may change), else same identity."""
+    if len(objects) == count and objects[position].get("kind") == kind:
+        return objects[position]
+    found = _find(objects, target)
+    return objects[found[0]] if len(found) == 1 else None
+
+
+def changed_leaves(before: Mapping[tuple[Step, ...], Any], after: dict[str, Any]) -> set[tuple[Step, ...]]:
+    """The leaf paths of ``before`` whose value differs (or is gone) in ``after``."""
+    now = dict(leaves(after))
+    return {steps for steps, value in before.items() if steps not in now or now[steps] != value or type(now[steps]) is not type(value)}
+
+
+def _fingerprint(container: Any) -> tuple[Any, ...]:
+    """A container's shape and scalar content, to recognise a copy of it."""
+    if isinstance(container, dict):
+        return ("{", tuple(sorted((k, repr(v)) for k, v in container.items() if not isinstance(v, (dict, list)))), tuple(sorted(k for k, v in container.items() if isinstance(v, (dict, list)))))
+    return ("[", tuple(repr(v) if not isinstance(v, (dict, list)) else type(v).__name__ for v in container))
+
+
+def _containers(value: Any) -> Iterator[Any]:
+    """Every dict and list under ``value``, itself included."""
+    if isinstance(value, (dict, list)):
+        yield value
+        for child in value.values() if isinstance(value, dict) else value:
+            yield from _containers(child)
+
+
+class RuleTracer:
+    """Which ported Go function wrote each slot of the rendered objects (see the module docstring).
+
+    Copies are transparent: a Go-encoding round trip or a deep copy (``renderer.gocompat``,
+    ``copy.deepcopy``) hands each slot of its result the claim of the slot it copied, so the
+    rule stays with the code that wrote the value, not with the code that copied it.
+    """
+
+    def __init__(self, inputs: Sequence[Any] = ()) -> None:
+        self.owner: dict[tuple[int, Step], str] = {}
+        # The input documents' own containers are the user's: no rule claims them.
+        self.inputs = {id(c) for obj in inputs for c in _containers(obj)}
+        self.keep: list[Any] = list(inputs)
+        # code, what it does (write, copy, read), the containers it received, the nearest rule
+        self.stack: list[tuple[types.CodeType, str, list[Any], str]] = []
+        # (self.keep holds every claimed container, so no id is reused)
+        self._rules: dict[types.CodeType, str] = {}
+
+    def run(self, render: Callable[[], Any]) -> Any:
+        previous = sys.getprofile()
+        sys.setprofile(self._profile)
+        try:
+            return render()
+        finally:
+            sys.setprofile(previous)
+
+    def _profile(self, frame: types.FrameType, event: str, arg: Any) -> None:
+        if event == "call":
+            module = frame.f_globals.get("__name__", "")
+            code = frame.f_code
+            received = [v for v in frame.f_locals.values() if isinstance(v, (dict, list))]
+            if module.startswith(_COPIERS) or (module == "copy" and code.co_name == "deepcopy" and frame.f_locals.get("memo") is None):
+                self.stack.append((code, "copy", received[:1], ""))
+            elif module.startswith(_READERS):
+                self.stack.append((code, "read", [], ""))  # validation reads and reports; it writes nothing
+            elif module.startswith("renderer."):
+                inherited = self.stack[-1][3] if self.stack else ""
+                self.stack.append((code, "write", received, self._rule_of(frame) or inherited))
+        elif event == "return" and self.stack and self.stack[-1][0] is frame.f_code:
+            _, kind, received, rule = self.stack.pop()
+            result = arg[0] if isinstance(arg, tuple) and arg else arg
+            if not isinstance(result, (dict, list)):
+                return
+            if kind == "write":
+                self._claim(result, rule, received)
+            elif kind == "copy" and received:
+                self._carry(received[0], result)
+
+    def _rule_of(self, frame: types.FrameType) -> str:
+        code = frame.f_code
+        if code not in self._rules:
+            target: Any = frame.f_globals
+            for part in code.co_qualname.split("."):
+                target = target.get(part) if isinstance(target, dict) else getattr(target, part, None)
+                if target is None:
+                    break
+            self._rules[code] = _mirrors_reference(getattr(target, "__doc__", None) or "") if target is not None else ""
+        return self._rules[code]
+
+    def _claim(self, value: Any, rule: str, received: Sequence[Any] = ()) -> None:
+        """Claim the unclaimed slots of a returned structure for ``rule``.
+
+        A new container equal to one the function received (a copy made by plain code) keeps
+        the claims of the one it copies.
+        """
+        pending = [value]
+        seen: set[int] = set()
+        originals: dict[tuple[Any, ...], Any] | None = None
+        while pending:
+            container = pending.pop()
+            if id(container) in seen:
+                continue
+            seen.add(id(container))
+            children = container.values() if isinstance(container, dict) else container
+            pending.extend(child for child in children if isinstance(child, (dict, list)))
+            if id(container) in self.inputs:
+                continue
+            keys = container.keys() if isinstance(container, dict) else range(len(container))
+            unclaimed = [key for key in keys if (id(container), key) not in self.owner]
+            if not unclaimed or not rule:
+                continue
+            if originals is None:
+                originals = {_fingerprint(c): c for r in received for c in _containers(r) if c is not container}
+            original = originals.get(_fingerprint(container))
+            for key in unclaimed:
+                carried = self.owner.get((id(original), key)) if original is not None else None
+                self.owner[(id(container), key)] = carried or rule
+            self.keep.append(container)
+
+    def _carry(self, source: Any, copy_: Any) -> None:
+        """Give each slot of ``copy_`` the claim of the slot of ``source`` it was copied from."""
+        pending = [(source, copy_)]
+        while pending:
+            old, new = pending.pop()
+            if isinstance(old, dict) and isinstance(new, dict):
+                pairs: Iterator[tuple[Step, Any, Any]] = ((k, old[k], v) for k, v in new.items() if k in old)
+            elif isinstance(old, list) and isinstance(new, list):
+                pairs = ((i, a, b) for i, (a, b) in enumerate(zip(old, new)))
+            else:
+                continue
+            self.keep.append(new)
+            if id(old) in self.inputs:
+                self.inputs.add(id(new))  # a copy of the user's data is still the user's
+            for key, old_child, new_child in pairs:
+                rule = self.owner.get((id(old), key))
+                if rule and (id(new), key) not in self.owner:
+                    self.owner[(id(new), key)] = rule
+                if isinstance(new_child, (dict, list)):
+                    pending.append((old_child, new_child))
+
+    def rules(self, obj: Any) -> dict[tuple[Step, ...], str]:
+        """The rule of each leaf of ``obj``: the Mirrors reference of the code that wrote its slot."""
+        out: dict[tuple[Step, ...], str] = {}
+
+        def walk(container: Any, steps: tuple[Step, ...], inherited: str) -> None:
+            items = container.items() if isinstance(container, dict) else enumerate(container)
+            for key, child in items:
+                rule = self.owner.get((id(container), key)) or inherited
+                if isinstance(child, (dict, list)):
+                    walk(child, (*steps, key), rule)
+                else:
+                    out[(*steps, key)] = rule
+
+        walk(obj, (), "")
+        return out
+
+
+_NOT_A_COPY = object()
+# Code that re-encodes, validates or copies values without deciding them: transparent to claims.
+_COPIERS = ("renderer.gocompat.", "renderer.model", "renderer.records")
+# Code that only validates (CRD rules, validating webhooks): it claims nothing.
+_READERS = ("renderer.admission.webhook", "renderer.graph.dgd_webhook")
+
+
+def _mirrors_reference(doc: str) -> str:
+    """``internal/dynamo/graph.go GenerateBasePodSpec`` from a docstring's ``Mirrors:`` text."""
+    found = re.search(r"Mirrors:\s*(\S+\.go)\s+(?!and\b)([A-Za-z_][\w.]*)", doc)
+    return f"{found.group(1)} {found.group(2).rstrip('.')}" if found else ""
+
+
+def explain(
+    documents: Sequence[Document], settings: Settings, target: Target, field_prefix: str | None, operator_file: str | None = None
+) -> tuple[tuple[dict[str, Any], list[dict[str, Any]]] | None, list[Result]]:
+    """The target object and its explanation entries, or None with the results that say why."""
+    renderer = Renderer(documents, settings)
+    tracer = RuleTracer(renderer.objects)
+    objects, results = tracer.run(renderer.render)
+    if any(r.is_error for r in results):
+        return None, results
+    found = _find(objects, target)
+    if len(found) != 1:
+        what = "no rendered object is" if not found else f"{len(found)} rendered objects are"
+        names = sorted({f"{o.get('kind')}/{(o.get('metadata') or {}).get('name')}" for o in objects})
+        message = f"{what} {target.kind}/{target.name}" + (" (name the namespace: KIND/NAMESPACE/NAME)" if found else f" (rendered: {', '.join(names[:20])})")
+        return None, [Result(message, field="--object", code=Code.INPUT)]
+    position = found[0]
+    obj = objects[position]
+    before = {steps: value for steps, value in leaves(obj) if field_prefix is None or _under(path_of(steps), field_prefix)}
+    if not before:
+        return None, [Result(f"{target.kind}/{target.name} has no field {field_prefix}", field="--field", code=Code.INPUT)]
+    source_index = _source_of(documents, renderer, position, target)
+    fields = input_fields(documents, source_index, renderer, operator_file)
+    effects: dict[tuple[Step, ...], list[Field]] = {steps: [] for steps in before}
+    unresolved: list[Field] = []
+    for field in fields:
+        for new in mutations(field.value):
+            rendered = renderer.perturbed(field, new)
+            if rendered is None:
+                continue
+            counterpart = _counterpart(rendered, position, target.kind, len(objects), target)
+            if counterpart is None:
+                continue
+            for steps in changed_leaves(before, counterpart):
+                effects[steps].append(field)
+            break
+        else:
+            unresolved.append(field)
+    rules = tracer.rules(obj)
+    entries = [_entry(steps, value, effects[steps], rules.get(steps, "")) for steps, value in sorted(before.items(), key=lambda kv: _sort_key(kv[0]))]
+    notes = [
+        Result(
+            f"no accepted change of {f.path} was found, so what it determines is shown as operator",
+            severity=Severity.INFO, field=f.path, file=f.file, index=documents[f.document].index if f.document >= 0 else None, code=Code.NOTE,
+        )
+        for f in unresolved
+    ]
+    return (obj, entries), notes
+
+
+def _sort_key(steps: tuple[Step, ...]) -> tuple[tuple[int, str, int], ...]:
+    """Leaves in the order ``render`` writes them: map keys sorted, list items in order."""
+    return tuple((1, "", s) if isinstance(s, int) else (0, s, 0) for s in steps)
+
+
+def _under(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith(prefix + ".") or path.startswith(prefix + "[")
+
+
+def _source_of(documents: Sequence[Document], renderer: Renderer, position: int, target: Target) -> int | None:
+    """The bundle item that renders the target: the Dynamo source whose removal removes it."""
+    for index, doc in enumerate(documents):
+        obj = doc.obj
+        if not (isinstance(obj, dict) and obj.get("kind") in DYNAMO_KINDS):
+            continue
+        objects = [o for i, o in enumerate(renderer.objects) if i != index]
+        kept = [d for i, d in enumerate(documents) if i != index]
+        items = [Item(o, d.file, d.index) for o, d in zip(objects, kept)]
+        out = render_bundle(items, renderer.settings.config, renderer.settings.namespace, cluster_layers=renderer.settings.cluster_layers)
+        if not _find(out.objects, target) and not any(r.is_error for r in out.results):
+            return index
+    return None
+
+
+def _entry(steps: tuple[Step, ...], value: Any, causes: list[Field], rule: str) -> dict[str, Any]:
+    """One leaf's explanation (see the module docstring for how the origin is chosen)."""
+    equal = [f for f in causes if f.value == value and type(f.value) is type(value)]
+    chosen = None
+    if equal:
+        # Several fields hold the value: the one whose path ends like the leaf's, then by origin.
+        order = {INPUT: 0, OPERATOR_CONFIG: 1, CLUSTER_STATE: 2}
+        chosen = min(equal, key=lambda f: (-_common_suffix(f.steps, steps), order[f.origin]))
+    elif len(causes) == 1:
+        chosen = causes[0]
+    entry: dict[str, Any] = {"field": path_of(steps), "value": value}
+    if chosen is None:
+        entry["origin"] = OPERATOR
+        if causes:
+            entry["dependsOn"] = sorted({f"{f.origin}:{f.path}" for f in causes})
+    else:
+        entry["origin"] = chosen.origin
+        source: dict[str, Any] = {"object": chosen.object, "path": chosen.path}
+        if chosen.file:
+            source["file"] = chosen.file
+        if chosen.line is not None:
+            source["line"] = chosen.line
+        entry["source"] = source
+    if rule and (chosen is None or not equal or rule):
+        entry["rule"] = rule
+    return entry
+
+
+def _common_suffix(a: Sequence[Step], b: Sequence[Step]) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
+        n += 1
+    return n
+
+
+def format_text(obj: Any, entries: Sequence[Mapping[str, Any]]) -> str:
+    """The object as block YAML, keys sorted as ``render`` writes them, each leaf with a margin note."""
+    notes = {entry["field"]: _note(entry) for entry in entries}
+    lines: list[str] = []
+    _emit(_pruned(obj, set(notes)), (), "", "", lines, notes)
+    return "\n".join(lines) + "\n"
+
+
+def _pruned(value: Any, wanted: set[str], steps: tuple[Step, ...] = ()) -> Any:
+    """Only the parts of ``value`` that lead to an explained leaf (all of it without ``--field``)."""
+    if isinstance(value, (dict, list)) and value:
+        pairs = value.items() if isinstance(value, dict) else enumerate(value)
+        kept = {k: _pruned(v, wanted, (*steps, k)) for k, v in pairs}
+        if all(v is _GONE for v in kept.values()):
+            return _GONE if steps else {}
+        if isinstance(value, dict):
+            return {k: v for k, v in kept.items() if v is not _GONE}
+        return list(kept.values())  # dropped items stay as placeholders: indexes name the fields
+    return value if path_of(steps) in wanted else _GONE
+
+
+_GONE = object()
+
+
+def _emit(value: Any, steps: tuple[Step, ...], indent: str, first: str, lines: list[str], notes: Mapping[str, str]) -> None:
+    """Block YAML lines of a mapping or list; ``first`` stands for ``indent`` on the first line (a list item's dash)."""
+    entries = [(k, v) for k, v in (sorted(value.items()) if isinstance(value, dict) else enumerate(value)) if v is not _GONE]
+    for n, (key, child) in enumerate(entries):
+        lead = first if n == 0 and first else indent
+        here = (*steps, key)
+        head = f"{lead}- " if isinstance(value, list) else f"{lead}{key}: "
+        if isinstance(child, dict) and child and isinstance(value, list):
+            _emit(child, here, indent + "  ", head, lines, notes)  # the item's first key on the dash line
+        elif isinstance(child, (dict, list)) and child:
+            lines.append(head.rstrip())
+            _emit(child, here, indent + "  ", "", lines, notes)
+        else:
+            text = ("{}" if isinstance(child, dict) else "[]") if isinstance(child, (dict, list)) else _scalar(child)
+            note = notes.get(path_of(here))
+            lines.append(f"{head}{text}   ← {note}" if note else f"{head}{text}")
+
+
+def _scalar(value: Any) -> str:
+    plain = r"[A-Za-z_/][\w./@-]*(:[\w./@-]+)*"
+    if isinstance(value, str) and re.fullmatch(plain, value) and value.lower() not in ("true", "false", "null", "yes", "no", "on", "off", "y", "n"):
+        return value
+    return json.dumps(value)
+
+
+def _note(entry: Mapping[str, Any]) -> str:
+    source = entry.get("source")
+    rule = entry.get("rule", "")
+    if source is None:
+        return f"operator: {rule.rsplit('/', 1)[-1]}" if rule else "operator"
+    where = f" ({source['file'].rsplit('/', 1)[-1]}:{source['line']})" if "line" in source and "file" in source else ""
+    label = source["path"] if entry["origin"] == INPUT else f"{entry['origin']}: {source['path']}"
+    return label + where
+
+
+def run(
+    paths: Sequence[str],
+    common: CommonOptions,
+    stdout: TextIO,
+    stderr: TextIO,
+    *,
+    target: str,
+    field: str | None = None,
+    output: str = "text",
+) -> int:
+    """Explain one rendered object of ``paths``; returns the exit code."""
+    wanted = Target.parse(target)
+    if wanted is None:
+        stderr.write(f"error: --object wants KIND/NAME or KIND/NAMESPACE/NAME (got {target!r})\n")
+        return 2
+    settings, problems = settings_from_args(common)
+    documents, more = load_manifests(paths, settings)
+    problems += more
+    if settings is None or any(r.is_error for r in problems):
+        report(problems, stderr, common.verbose)
+        return 1
+    explained, results = explain(documents, settings, wanted, field, common.operator_config)
+    report(results, stderr, common.verbose)
+    if explained is None:
+        return 1
+    obj, entries = explained
+    if output == "json":
+        stdout.write(json.dumps(entries, indent=2, sort_keys=True) + "\n")
+    else:
+        stdout.write(format_text(obj, entries))
+    return 0
