@@ -32,10 +32,10 @@ from renderer.config import RenderConfig
 from renderer.objects.component import render_component
 from renderer.objects.preserved_content import (
     contributions,
+    identity_only,
     is_accepted,
     preserved_annotation,
     preserved_results,
-    without_annotation,
 )
 from renderer.objects.integrity import Need, needed_references, object_index, report_missing
 from renderer.objects.standalone_companions import render_standalone_companions
@@ -121,12 +121,15 @@ class SourceRender:
     needs: tuple[ResourceRef, list[Need]] | None = None
 
 
-def render_source(item: Item, config: RenderConfig, default_namespace: str, cluster: ClusterState) -> SourceRender | None:
+def render_source(
+    item: Item, config: RenderConfig, default_namespace: str, cluster: ClusterState, report_preserved: bool = True
+) -> SourceRender | None:
     """One DCD or DGD, admitted and rendered on its own; None for any other object (pass-through).
 
     A DGD renders through the graph program, a DCD through the component renderer plus the
     companions the graph controller would create for it. Objects the API server would refuse
-    are errors, never output.
+    are errors, never output. What only its spec preservation annotation carries is reported
+    (``report_preserved``; off for the comparison render itself).
     """
     obj = item.obj
     source: DGD | DCD | None
@@ -163,7 +166,7 @@ def render_source(item: Item, config: RenderConfig, default_namespace: str, clus
     out.objects = objects
     out.needs = (source.ref, needed_references(source.ref, objects))
     # What only the spec preservation annotation carries, made visible (DESIGN decision 16).
-    key = preserved_annotation(obj)
+    key = preserved_annotation(obj) if report_preserved else None
     if key is not None:
         add(_preserved_content(item, key, objects, source.ref, config, default_namespace, cluster))
     return out
@@ -182,7 +185,7 @@ def _preserved_content(
 
     See renderer/objects/preserved_content.py for what counts as beyond the visible spec.
     """
-    plain = render_source(Item(without_annotation(item.obj, key)), config, default_namespace, cluster)
+    plain = render_source(Item(identity_only(item.obj, key)), config, default_namespace, cluster, report_preserved=False)
     accepted = is_accepted(ref, default_namespace, config.accept_preserved)
     if plain is None or plain.objects is None:
         first = next((r for r in plain.results if r.is_error), None) if plain is not None else None

@@ -7,8 +7,11 @@ annotation contributes is therefore reported, one warning per item (``Code.PRESE
 
 What counts as "beyond the visible spec" is decided on the rendered objects, not on the
 annotation's text: the source is rendered as written and once more with its spec
-preservation annotation removed, and every difference between the two renders is the
-annotation's contribution:
+preservation annotation reduced to the fields that only name or classify the components the
+visible spec already has (a v1beta1 source's v1alpha1 ``dynamoNamespace``,
+``globalDynamoNamespace``, ``componentType``, ``subComponentType`` and ``serviceName``; a
+v1alpha1 source's v1beta1 component ``name``), and every difference between the two renders
+is the annotation's contribution:
 
 * an object only the annotated render has (a PVC, with its size; an Ingress, with its hosts),
   or only the other has;
@@ -19,11 +22,12 @@ annotation's contribution:
   by key;
 * an object's own labels and annotations by key, and any other field by name.
 
-So an annotation that only re-expresses what the visible spec already says (the record of
-where each main-container field was written in v1alpha1, an empty ``serviceName``, values
-equal to the visible ones), as ``convert`` writes for a v1beta1 object, contributes nothing
-and is not reported. A v1alpha1-only value that does change the render (a component's
-``dynamoNamespace``, ``labels``, ``annotations``, ``ingress``, top-level ``pvcs``) is
+So an annotation that only carries v1alpha1 data for its own visible spec, as ``convert``
+writes for a v1beta1 object (the record of where each main-container field was written in
+v1alpha1, an empty ``serviceName``, a component's Dynamo namespace and type, values equal to
+the visible ones), contributes nothing and is not reported. A value that adds to what the
+visible spec renders (a component's ``labels``, ``annotations``, ``ingress``, ``envs``,
+``volumeMounts``, ``resources``, a top-level ``pvcs`` entry, any container or pod field) is
 reported: nothing in the v1beta1 spec shows it. A source can be accepted
 (``RenderConfig.accept_preserved``): its items are then info notes.
 
@@ -32,6 +36,7 @@ Mirrors: nothing in the operator (a review aid, DESIGN decision 16)
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -45,6 +50,12 @@ _CARRIERS = (consts.ANNOTATION_DCD_SPEC, consts.ANNOTATION_DCD_STATUS, consts.AN
 
 Key = tuple[str, str, str]
 
+# v1alpha1 fields of a v1beta1 source's annotation that name or classify a component the visible
+# spec has (kept in the comparison render: they re-express the visible spec, they add nothing).
+IDENTITY_ALPHA = frozenset({"dynamoNamespace", "globalDynamoNamespace", "componentType", "subComponentType", "serviceName"})
+# v1beta1 fields of a v1alpha1 source's annotation kept likewise: the component's name.
+IDENTITY_HUB = frozenset({"name"})
+
 
 def preserved_annotation(obj: dict[str, Any]) -> str | None:
     """The spec preservation annotation key a DCD or DGD source carries (non-empty), or None."""
@@ -56,14 +67,44 @@ def preserved_annotation(obj: dict[str, Any]) -> str | None:
     return key
 
 
-def without_annotation(obj: dict[str, Any], key: str) -> dict[str, Any]:
-    """A copy of the source without its spec preservation annotation (the input is not modified)."""
+def identity_only(obj: dict[str, Any], key: str) -> dict[str, Any]:
+    """A copy of the source whose spec preservation annotation keeps only what names its visible spec.
+
+    On a v1beta1 source the annotation holds v1alpha1 fields; kept are those that name or
+    classify the components the visible spec already has (``IDENTITY_ALPHA``). On a v1alpha1
+    source it holds a v1beta1 spec; kept is the component ``name`` (``IDENTITY_HUB``). The
+    envelope's ``version`` and ``rawJSON`` records stay. The input is not modified.
+    """
     meta = dict(obj.get("metadata") or {})
-    annotations = {k: v for k, v in (meta.get("annotations") or {}).items() if k != key}
-    if annotations:
-        meta["annotations"] = annotations
+    annotations = dict(meta.get("annotations") or {})
+    document = json.loads(str(annotations[key]))
+    alpha = obj.get("apiVersion") != consts.V1ALPHA1
+    keep = IDENTITY_ALPHA if alpha else IDENTITY_HUB
+    graph = obj.get("kind") == consts.DGD_KIND
+
+    def reduce(spec: Any) -> Any:
+        if not isinstance(spec, dict):
+            return spec
+        if graph and alpha:
+            services = spec.get("services")
+            kept = (
+                {n: {k: v for k, v in s.items() if k in keep} for n, s in services.items() if isinstance(s, dict)}
+                if isinstance(services, dict)
+                else None
+            )
+            return {"services": kept} if kept else {}
+        if graph:
+            components = spec.get("components")
+            kept_list = [{k: v for k, v in c.items() if k in keep} for c in components if isinstance(c, dict)] if isinstance(components, list) else []
+            return {"components": kept_list} if kept_list else {}
+        return {k: v for k, v in spec.items() if k in keep}
+
+    if isinstance(document, dict) and "spec" in document:
+        document = {**document, "spec": reduce(document["spec"])}
     else:
-        meta.pop("annotations", None)
+        document = reduce(document)
+    annotations[key] = json.dumps(document, separators=(",", ":"))
+    meta["annotations"] = annotations
     return {**obj, "metadata": meta}
 
 
