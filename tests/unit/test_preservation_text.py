@@ -122,3 +122,31 @@ def test_status_annotation_error_is_the_webhooks() -> None:
         "unmarshal nvidia.com/dcd-status annotation: json: cannot unmarshal number into Go struct field "
         "DynamoComponentDeploymentStatus.podSelector of type map[string]string"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"version":1,"spec":{"livenessProbe":{"httpGet":{"port":true}}}}',
+         "json: cannot unmarshal bool into Go struct field "
+         "HTTPGetAction.spec.DynamoComponentDeploymentSharedSpec.livenessProbe.ProbeHandler.httpGet.port of type int32"),
+        # an UnmarshalJSON error (IntOrString) wins over an earlier type mismatch
+        ('{"version":1,"spec":{"labels":{"a":1},"livenessProbe":{"httpGet":{"port":1.5}}}}',
+         "json: cannot unmarshal number 1.5 into Go struct field "
+         "HTTPGetAction.spec.DynamoComponentDeploymentSharedSpec.livenessProbe.ProbeHandler.httpGet.port of type int32"),
+    ],
+    ids=["int-or-string-bool", "unmarshaler-error-wins"],
+)
+def test_unmarshaler_errors_carry_the_field_context(text: str, expected: str) -> None:
+    with pytest.raises(RenderError) as caught:
+        check_spec_annotation(text, DCD, "v1alpha1")
+    assert caught.value.message.startswith(expected), caught.value.message
+
+
+def test_a_time_in_a_status_annotation() -> None:
+    with pytest.raises(RenderError) as caught:
+        check_status_annotation('{"conditions":[{"type":"Ready","lastTransitionTime":5}]}', consts.ANNOTATION_DCD_STATUS)
+    assert caught.value.message == (
+        "unmarshal nvidia.com/dcd-status annotation: json: cannot unmarshal number into Go struct field "
+        "Condition.conditions.lastTransitionTime of type string"
+    )
