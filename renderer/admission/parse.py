@@ -63,6 +63,10 @@ def parse_dcd(
         pod_template, problems = admit_pod_template(spec.pod_template, "spec.podTemplate")
         results.extend(p.with_resource(ref) for p in problems)
 
+    try:
+        alpha = dcd_view(obj)
+    except RenderError as err:
+        return None, [*results, err.to_result(ref, stage=Code.CONVERSION)]
     dcd = DCD(
         name=metadata.name,
         namespace=metadata.namespace,
@@ -72,7 +76,7 @@ def parse_dcd(
         spec=spec,
         pod_template=pod_template,
         source=obj,
-        alpha=dcd_view(obj),
+        alpha=alpha,
     )
     # DCDs generated from a DGD were already admitted as DGD components.
     if admission:

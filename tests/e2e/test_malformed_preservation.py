@@ -111,3 +111,33 @@ def test_type_error_is_worded_as_encoding_json(tmp_path: Path) -> None:
         "json: cannot unmarshal number into Go struct field "
         "DynamoComponentDeploymentSpec.spec.DynamoComponentDeploymentSharedSpec.labels of type string"
     ) in stderr
+
+
+def _with_status(text: str) -> str:
+    obj = json.loads(beta_dcd("{}"))
+    obj["metadata"]["annotations"] = {"nvidia.com/dcd-status": text}
+    return json.dumps(obj)
+
+
+def test_a_null_status_annotation_is_the_zero_status(tmp_path: Path) -> None:
+    """json.Unmarshal of null leaves the status zero: nothing to restore (was exit 3, found by the fuzz test)."""
+    code, stdout, stderr = run_render(_with_status("null"), tmp_path)
+    assert code == 0, stderr
+    assert stdout
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"podSelector":1}', "unmarshal nvidia.com/dcd-status annotation: json: cannot unmarshal number into Go struct field "
+         "DynamoComponentDeploymentStatus.podSelector of type map[string]string"),
+        ("[1]", "unmarshal nvidia.com/dcd-status annotation: json: cannot unmarshal array into Go value of type "
+         "v1alpha1.DynamoComponentDeploymentStatus"),
+    ],
+    ids=["pod-selector-number", "array"],
+)
+def test_a_status_annotation_that_does_not_decode_fails_as_in_the_operator(text: str, message: str, tmp_path: Path) -> None:
+    code, _, stderr = run_render(_with_status(text), tmp_path)
+    assert code == 1
+    _one_line_at(stderr, "nvidia.com/dcd-status")
+    assert message in stderr

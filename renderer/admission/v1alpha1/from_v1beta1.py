@@ -110,6 +110,8 @@ def _json_annotation(annotations: dict[str, str], key: str, field: str) -> Obj |
         value = json.loads(raw)
     except ValueError as exc:
         raise RenderError(f"unmarshal {key} annotation: {exc}", field) from None
+    if value is None:
+        return None  # json.Unmarshal of null leaves the zero status
     if not isinstance(value, dict):
         raise RenderError(f"unmarshal {key} annotation: not an object", field)
     return value
