@@ -276,3 +276,23 @@ def test_diff_names_pod_annotations_and_labels(tmp_path: Path) -> None:
     [rolled] = [c for c in report["changes"] if c["action"] == "rolled"]
     assert 'pod label "app" added ("payments")' in rolled["podChanges"]
     assert 'pod annotation "container.apparmor.security.beta.kubernetes.io/main" added ("unconfined")' in rolled["podChanges"]
+
+
+@pytest.mark.slow
+def test_no_converted_corpus_manifest_reports_preserved_content(tmp_path: Path) -> None:
+    """The documented claim: convert's annotations carry v1alpha1 data for their own visible spec only."""
+    from tests.test_corpus_convert import CORPUS, V1ALPHA1
+
+    checked = 0
+    for name in V1ALPHA1:
+        if render([CORPUS / name]).code != 0:
+            continue
+        out, err = io.StringIO(), io.StringIO()
+        assert convert.run_stream([str(CORPUS / name)], "yaml", out, err) == 0, err.getvalue()
+        converted = tmp_path / name
+        converted.write_text(out.getvalue(), encoding="utf-8")
+        again = render([converted])
+        assert again.code == 0, again.stderr
+        assert not [r.line() for r in again.results if r.code is Code.PRESERVED], name
+        checked += 1
+    assert checked >= 60
