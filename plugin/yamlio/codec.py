@@ -23,6 +23,7 @@ import math
 import re
 import sys
 from collections.abc import Iterable, Iterator
+from renderer import consts
 from renderer.records import dataclass
 from typing import Any
 
@@ -187,7 +188,7 @@ def _yaml_kind(value: Any) -> str:
 # A document nested deeper than this (after alias expansion) is refused. Kubernetes objects
 # are rarely deeper than 30 levels (a CRD's openAPIV3Schema of a recursive type is the
 # deepest thing seen in practice); the emitter needs about three Python frames per level.
-MAX_DEPTH = 100
+MAX_DEPTH = consts.MAX_DEPTH
 
 # go-yaml v2's alias budget: below this many decode operations 99% may come from aliases,
 # above the high mark 10%, linearly in between.

@@ -18,6 +18,7 @@ from typing import Any
 
 from renderer.admission.v1alpha1 import preservation as pres
 from renderer.admission.v1alpha1 import shared_from, typed
+from renderer.admission.v1alpha1.preserved_text import check_spec_annotation, check_status_annotation
 from renderer.admission.v1alpha1.shared_from import Obj, hub_save_is_zero, is_empty, prune
 from renderer.results import RenderError
 
@@ -104,10 +105,13 @@ def _json_annotation(annotations: dict[str, str], key: str, field: str) -> Obj |
     raw = annotations.get(key, "")
     if not raw:
         return None
+    check_status_annotation(raw, key)
     try:
         value = json.loads(raw)
     except ValueError as exc:
         raise RenderError(f"unmarshal {key} annotation: {exc}", field) from None
+    if value is None:
+        return None  # json.Unmarshal of null leaves the zero status
     if not isinstance(value, dict):
         raise RenderError(f"unmarshal {key} annotation: not an object", field)
     return value
@@ -225,6 +229,7 @@ def dcd_from_v1beta1(obj: Obj) -> Obj:
     restored: Obj | None = None
     empty_service_name = False
     if anns.get(ANN_DCD_SPEC):
+        check_spec_annotation(anns[ANN_DCD_SPEC], ANN_DCD_SPEC, typed.ALPHA)
         restored, records = restore_preserved(anns[ANN_DCD_SPEC])
         if restored is not None:
             empty_service_name = any(
@@ -324,6 +329,7 @@ def dgd_from_v1beta1(obj: Obj) -> Obj:
     spoke_origin = ANN_DGD_SPEC in anns or ANN_DGD_STATUS in anns
     restored: Obj | None = None
     if anns.get(ANN_DGD_SPEC):
+        check_spec_annotation(anns[ANN_DGD_SPEC], ANN_DGD_SPEC, typed.ALPHA)
         restored, _ = restore_preserved(anns[ANN_DGD_SPEC])
     restored_status = _json_annotation(anns, ANN_DGD_STATUS, f"metadata.annotations[{ANN_DGD_STATUS}]")
     anns.pop(ANN_DGD_SPEC, None)

@@ -27,6 +27,7 @@ from typing import Any
 
 from renderer.admission.v1alpha1 import preservation as pres
 from renderer.admission.v1alpha1 import typed
+from renderer.admission.v1alpha1.preserved_text import check_spec_annotation
 from renderer.admission.v1alpha1.shared_to import alpha_save_is_zero, shared_to_hub
 from renderer.gocompat.merge import copy_json
 from renderer.results import RenderError, go_quote
@@ -110,6 +111,7 @@ def _take_hub_spec(
     restored = None
     raw = annotations.get(key)
     if raw:
+        check_spec_annotation(str(raw), key, typed.BETA)
         restored = restore(str(raw))
     for name in conversion_annotations:
         annotations.pop(name, None)
