@@ -26,7 +26,7 @@ import math
 import re
 from typing import Any
 
-from renderer.gocompat.gojson import format_shortest, go_float
+from renderer.gocompat.gofloat import format_float_g, go_float
 from renderer.results import RenderError
 
 BEST_INDENT = 2
@@ -84,21 +84,6 @@ def from_json(value: Any, path: str = "") -> Any:
                 return number
         return float(text)
     raise RenderError(f"cannot encode {type(value).__name__} as JSON", path)
-
-
-def format_float_g(value: float) -> str:
-    """``strconv.FormatFloat(v, 'g', -1, 64)`` with go-yaml's spellings of infinities and NaN.
-
-    With the shortest digits Go switches to the exponent form when the decimal exponent is
-    below -4 or at least 6 (``1e+06``, ``1e-05``), with at least two exponent digits.
-
-    Mirrors: go-yaml encode.go floatv; strconv ftoa.go formatDigits ('g', shortest)
-    """
-    if math.isnan(value):
-        return ".nan"
-    if math.isinf(value):
-        return ".inf" if value > 0 else "-.inf"
-    return format_shortest(value, exponent_below=-4, exponent_from=6, pad_negative_exponent=True)
 
 
 def _resolves_to_string(text: str) -> bool:
