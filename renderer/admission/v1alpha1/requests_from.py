@@ -13,6 +13,7 @@ import copy
 import json
 
 from renderer.admission.v1alpha1.from_v1beta1 import marshal_preserved
+from renderer.gocompat.gojson import go_json
 from renderer.admission.v1alpha1.shared_from import is_empty
 from renderer.admission.v1alpha1.requests import (
     ANN_SPEC,
@@ -184,7 +185,7 @@ def dgdr_from_v1beta1(obj: Obj) -> Obj:
     if isinstance(status_in, dict):
         status, status_save = status_from_hub(status_in, restored_status_alpha(restored_status))
         if status_save:
-            anns[ANN_STATUS] = json.dumps(status_save, separators=(",", ":"), ensure_ascii=False)
+            anns[ANN_STATUS] = go_json(status_save)
     out["metadata"] = finish_meta(meta, anns)
     out["spec"] = dst
     if status is not None:
