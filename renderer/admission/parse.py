@@ -18,7 +18,8 @@ from renderer.model import ValidationError
 from renderer import consts
 from renderer.gocompat import gotypes
 from renderer.admission import objectmeta, podrules, podtemplate_schema
-from renderer.admission.api import DCD, DNS1123_SUBDOMAIN, DynamoComponentDeploymentSpec, StrictModel
+from renderer.admission.api import DCD, DynamoComponentDeploymentSpec, StrictModel
+from renderer.admission.objectmeta import DNS1123_SUBDOMAIN
 from renderer.admission.webhook import validate_admission
 from renderer.admission.v1alpha1.alpha_view import dcd_view
 from renderer.results import Code, RenderError, ResourceRef, Result, describe_kind, field_path
