@@ -37,18 +37,13 @@ def parse_dcd(
     """Validate and default one DCD document; every problem becomes a Result.
 
     Returns ``(None, results)`` when any error-severity problem was found; warnings (unknown
-    podTemplate fields, ignored fields) come back alongside a usable DCD. A v1alpha1 DCD is
-    admitted and converted first (renderer/admission/v1alpha1/admit.py); ``runtime_source`` is
-    the API version the user wrote, which decides the form of the runtime-version rule.
+    podTemplate fields, ignored fields) come back alongside a usable DCD. ``obj`` is a v1beta1
+    DCD: a v1alpha1 one goes through renderer/admission/v1alpha1/admit.py parse_alpha_dcd, which
+    converts it and calls this; ``runtime_source`` is the API version the user wrote, which
+    decides the form of the runtime-version rule.
     """
     ref = ResourceRef.of(obj)
     results: list[Result] = []
-
-    api_version = obj.get("apiVersion")
-    if api_version == consts.V1ALPHA1:
-        from renderer.admission.v1alpha1.admit import parse_alpha_dcd
-
-        return parse_alpha_dcd(obj, default_namespace, checkpoint_gate)
 
     head = parse_head(obj, ref, default_namespace, DynamoComponentDeploymentSpec, runtime_source, results)
     if head is None:

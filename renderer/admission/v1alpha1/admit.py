@@ -25,14 +25,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from renderer.records import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from renderer import consts
+from renderer.admission.api import DCD
+from renderer.admission.parse import parse_dcd
 from renderer.admission.v1alpha1 import paths, schema, webhook
+from renderer.admission.v1alpha1.to_v1beta1 import dcd_to_v1beta1
 from renderer.results import Code, RenderError, ResourceRef, Result, describe_kind
-
-if TYPE_CHECKING:
-    from renderer.admission.api import DCD
 
 RUNTIME_SOURCE = consts.V1ALPHA1
 
@@ -67,9 +67,6 @@ def parse_alpha_dcd(
     obj: dict[str, Any], default_namespace: str, checkpoint_gate: bool
 ) -> tuple[DCD | None, list[Result]]:
     """Admit, convert and parse a v1alpha1 DCD; the DCD returned is its stored v1beta1 form."""
-    from renderer.admission.parse import parse_dcd
-    from renderer.admission.v1alpha1.to_v1beta1 import dcd_to_v1beta1
-
     ref = ResourceRef.of(obj)
     spec, results = admit_spec(obj, ref)
     if spec is None:
