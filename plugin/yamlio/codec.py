@@ -475,11 +475,6 @@ def dump_documents(objects: Iterable[Any]) -> str:
     return fast_dump_documents(objects)
 
 
-def dump_json(objects: list[Any]) -> str:
-    """A JSON stream, one object per line (Argo CD and KRM readers accept it)."""
-    return "".join(json_line(obj) for obj in objects)
-
-
 def json_line(obj: Any) -> str:
     """One object of a JSON stream: compact, sorted keys, one line."""
     return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"

@@ -180,14 +180,6 @@ class Quantity:
         return str(mantissa), (f"e{exponent}" if exponent else "")
 
 
-def new_quantity(unscaled: int, exponent: int, fmt: str) -> Quantity:
-    """A quantity built from a value, with no remembered text (Go's decimal form).
-
-    Mirrors: quantity.go NewDecimalQuantity (and the tests' decQuantity helper)
-    """
-    return Quantity(unscaled=unscaled, exponent=exponent, format=fmt, big=True)
-
-
 def parse_quantity(text: str) -> Quantity:
     """Parse a quantity string strictly (no whitespace trimming); ValueError on bad input.
 

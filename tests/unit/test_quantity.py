@@ -22,12 +22,16 @@ from renderer.gocompat.quantity import (
     _remove_factors,
     _split,
     canonical_quantity,
-    new_quantity,
     parse_quantity,
     unmarshal_quantity,
 )
 
 _INT64_MAX = (1 << 63) - 1
+
+
+def new_quantity(unscaled: int, exponent: int, fmt: str) -> Quantity:
+    """A quantity built from a value, with no remembered text (the Go tests' decQuantity helper)."""
+    return Quantity(unscaled=unscaled, exponent=exponent, format=fmt, big=True)
 # Go tests use a format name no switch knows; CanonicalizeBytes falls back to DecimalExponent
 _INVALID_FORMAT = "invalidFormatDefaultsToExponent"
 

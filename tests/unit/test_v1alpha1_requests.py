@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from renderer.admission.v1alpha1.requests import dgdr_to_v1beta1
-from renderer.admission.v1alpha1.requests_from import dgdr_from_v1beta1
+from tests.reverse_conversion import dgdr_from_v1beta1
 from renderer.admission.v1alpha1.shared_from import prune
 from renderer.results import RenderError
 

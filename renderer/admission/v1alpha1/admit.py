@@ -83,7 +83,3 @@ def parse_alpha_dcd(
     if any(r.is_error for r in results) or dcd is None:
         return None, results
     return replace(dcd, written_spec=spec), results
-
-
-def is_alpha(obj: dict[str, Any]) -> bool:
-    return obj.get("apiVersion") == consts.V1ALPHA1

@@ -51,16 +51,6 @@ ENVELOPE_VERSION = 1
 Record = dict[str, Any]
 
 
-def is_dcd_conversion_annotation(key: str) -> bool:
-    """Mirrors: dynamocomponentdeployment_conversion.go IsDynamoComponentDeploymentConversionAnnotation"""
-    return key in DCD_ANNOTATIONS
-
-
-def is_dgd_conversion_annotation(key: str) -> bool:
-    """Mirrors: dynamographdeployment_conversion.go IsDynamoGraphDeploymentConversionAnnotation"""
-    return key.startswith(consts.ANNOTATION_DGD_CONVERSION_PREFIX)
-
-
 def marshal_preserved_spec(version: str, struct: str, spec: dict[str, Any], records: list[Record]) -> str:
     """The envelope text: ``{"version":1,"spec":<json.Marshal(spec)>[,"rawJSON":[...]]}``.
 

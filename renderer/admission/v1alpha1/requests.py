@@ -11,7 +11,8 @@ annotations (envelope ``{"version":1,"spec":...}`` for the spec) and read back.
 input has one; an object without status gets none (the API server drops status on create).
 
 This module holds the v1alpha1 -> v1beta1 direction and the annotation helpers both directions
-share; the reverse is ``requests_from``, the status both ways ``requests_status``.
+share (the reverse, which only the tests use, is tests/reverse_conversion.py); the status is
+``requests_status``.
 
 Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go
 """
