@@ -4,7 +4,7 @@ The product converts these kinds one way only (``convert``: v1alpha1 -> v1beta1)
 check that direction against the operator's round trips, so the reverse lives here, next to
 them. The typed v1beta1 leaves go back into the opaque ``spec.profilingConfig.config`` blob;
 what v1alpha1 cannot hold is saved in the ``nvidia.com/dgdr-spec`` annotation. The forward
-direction and the shared annotation helpers are ``renderer.admission.v1alpha1.requests``.
+direction and the shared annotation helpers are ``renderer.conversion.requests``.
 
 Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go ConvertFrom (with
 ConvertToDynamoGraphDeploymentRequestStatus), dynamographdeploymentscalingadapter_conversion.go
@@ -17,10 +17,10 @@ import copy
 import json
 from typing import Any
 
-from renderer.admission.v1alpha1.from_v1beta1 import marshal_preserved
+from renderer.conversion.from_v1beta1 import marshal_preserved
 from renderer.gocompat.gojson import go_json
-from renderer.admission.v1alpha1.shared_from import is_empty
-from renderer.admission.v1alpha1.requests import (
+from renderer.conversion.shared_from import is_empty
+from renderer.conversion.requests import (
     ANN_SPEC,
     PROFILER,
     Obj,
@@ -32,8 +32,8 @@ from renderer.admission.v1alpha1.requests import (
     profiler_index,
     strip_typed,
 )
-from renderer.admission.v1alpha1.requests_status import ANN_STATUS, _state_to_phase, _status_matches_phase
-from renderer.admission.v1alpha1.scaling_adapter import _convert
+from renderer.conversion.requests_status import ANN_STATUS, _state_to_phase, _status_matches_phase
+from renderer.conversion.scaling_adapter import _convert
 
 
 def _project_sla_to_blob(src: Obj, blob: Obj) -> bool:

@@ -43,14 +43,14 @@ CONVERTED_KINDS = (
 def _converter(kind: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
     """The conversion function of ``kind`` (its module imported on first use)."""
     if kind == "DynamoGraphDeploymentRequest":
-        from renderer.admission.v1alpha1.requests import dgdr_to_v1beta1
+        from renderer.conversion.requests import dgdr_to_v1beta1
 
         return dgdr_to_v1beta1
     if kind == "DynamoGraphDeploymentScalingAdapter":
-        from renderer.admission.v1alpha1.scaling_adapter import dgdsa_to_v1beta1
+        from renderer.conversion.scaling_adapter import dgdsa_to_v1beta1
 
         return dgdsa_to_v1beta1
-    from renderer.admission.v1alpha1.to_v1beta1 import dcd_to_v1beta1, dgd_to_v1beta1
+    from renderer.conversion.to_v1beta1 import dcd_to_v1beta1, dgd_to_v1beta1
 
     return dgd_to_v1beta1 if kind == "DynamoGraphDeployment" else dcd_to_v1beta1
 

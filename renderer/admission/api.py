@@ -19,7 +19,7 @@ from renderer.model import BaseModel, ConfigDict, CustomError, Field, Validation
 
 from renderer import consts
 from renderer.admission.objectmeta import DNS1123_LABEL
-from renderer.admission.v1alpha1.alpha_view import AlphaView
+from renderer.conversion.alpha_view import AlphaView
 from renderer.results import ResourceRef
 
 INT32_MAX = 2**31 - 1

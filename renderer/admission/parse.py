@@ -21,7 +21,7 @@ from renderer.admission import objectmeta, podrules, podtemplate_schema
 from renderer.admission.api import DCD, DynamoComponentDeploymentSpec, StrictModel
 from renderer.admission.objectmeta import DNS1123_SUBDOMAIN
 from renderer.admission.webhook import validate_admission
-from renderer.admission.v1alpha1.alpha_view import dcd_view
+from renderer.conversion.alpha_view import dcd_view
 from renderer.results import Code, RenderError, ResourceRef, Result, describe_kind, field_path
 
 ModelT = TypeVar("ModelT", bound=StrictModel)
@@ -124,13 +124,13 @@ def parse_head(
 def preservation_text_problems(annotations: dict[str, str]) -> list[Result]:
     """The preservation annotations of a v1beta1 object that the conversion cannot decode (as v1alpha1).
 
-    They are checked before any reader of the annotations runs (renderer/admission/v1alpha1/preserved_text.py).
+    They are checked before any reader of the annotations runs (renderer/conversion/preserved_text.py).
     """
     keys = [k for k in (consts.ANNOTATION_DCD_SPEC, consts.ANNOTATION_DGD_SPEC, consts.ANNOTATION_DCD_STATUS,
                         consts.ANNOTATION_DGD_STATUS) if annotations.get(k)]
     if not keys:
         return []
-    from renderer.admission.v1alpha1.preserved_text import check_spec_annotation, check_status_annotation
+    from renderer.conversion.preserved_text import check_spec_annotation, check_status_annotation
 
     problems: list[Result] = []
     for key in keys:

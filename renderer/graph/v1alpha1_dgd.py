@@ -13,7 +13,7 @@ from renderer.records import replace
 from typing import Any
 
 from renderer.admission.v1alpha1 import admit, paths, webhook
-from renderer.admission.v1alpha1.to_v1beta1 import dgd_to_v1beta1
+from renderer.conversion.to_v1beta1 import dgd_to_v1beta1
 from renderer.config import RenderConfig
 from renderer.graph.dgd import DGD
 from renderer.graph.dgd_parse import parse_dgd

@@ -26,8 +26,8 @@ from typing import Any
 
 import pytest
 
-from renderer.admission.v1alpha1.requests import dgdr_to_v1beta1
-from renderer.admission.v1alpha1.to_v1beta1 import dcd_to_v1beta1
+from renderer.conversion.requests import dgdr_to_v1beta1
+from renderer.conversion.to_v1beta1 import dcd_to_v1beta1
 from renderer.gocompat.gofloat import format_float_g, go_float
 from renderer.gocompat.gojson import go_json_untyped
 from renderer.gocompat.gotypes import key_text

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from renderer.admission.v1alpha1.from_v1beta1 import dcd_from_v1beta1
-from renderer.admission.v1alpha1.podtemplate_to import build_pod_template, has_pod_template_content
-from renderer.admission.v1alpha1.to_v1beta1 import dcd_to_v1beta1
+from renderer.conversion.from_v1beta1 import dcd_from_v1beta1
+from renderer.conversion.podtemplate_to import build_pod_template, has_pod_template_content
+from renderer.conversion.to_v1beta1 import dcd_to_v1beta1
 
 
 def _alpha_dcd(spec: dict[str, Any]) -> dict[str, Any]:

@@ -4,7 +4,7 @@ The order is the API server's for a v1alpha1 create:
 
 1. the v1alpha1 structural schema and its CEL rules (renderer/admission/v1alpha1/schema.py):
    pruning, defaulting, validation, at the paths the user wrote;
-2. the conversion webhook's ConvertTo (renderer/admission/v1alpha1/to_v1beta1.py), which yields
+2. the conversion webhook's ConvertTo (renderer/conversion/to_v1beta1.py), which yields
    the v1beta1 object the API server stores, preservation annotations included;
 3. the webhooks, which see the v1beta1 object (``matchPolicy: Equivalent``): the DGD defaulting
    webhook and the v1beta1 validation rules run in the existing v1beta1 admission with the
@@ -31,7 +31,7 @@ from renderer import consts
 from renderer.admission.api import DCD
 from renderer.admission.parse import parse_dcd
 from renderer.admission.v1alpha1 import paths, schema, webhook
-from renderer.admission.v1alpha1.to_v1beta1 import dcd_to_v1beta1
+from renderer.conversion.to_v1beta1 import dcd_to_v1beta1
 from renderer.results import Code, RenderError, ResourceRef, Result, describe_kind
 
 RUNTIME_SOURCE = consts.V1ALPHA1

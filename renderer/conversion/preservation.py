@@ -33,7 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from renderer import consts
-from renderer.admission.v1alpha1 import typed
+from renderer.conversion import typed
 from renderer.gocompat.gojson import go_json
 from renderer.results import RenderError, unsupported
 

@@ -7,7 +7,7 @@ v1alpha1 spreads a component's pod over ``resources``, ``envs``, ``envFromSecret
 ``extraPodSpec.mainContainer`` wins over the dedicated fields, except ``env`` (merged by name,
 order kept) and ``volumeMounts`` (the main container's first, then the dedicated ones).
 
-Values are Go values as ``renderer.admission.v1alpha1.typed`` describes them.
+Values are Go values as ``renderer.conversion.typed`` describes them.
 
 Mirrors: api/v1alpha1/shared_spec_conversion.go buildSharedPodTemplateFromAlpha and its
 helpers (buildBasePodTemplate, buildMainContainerFromDedicated,
@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from renderer import consts
-from renderer.admission.v1alpha1 import typed
+from renderer.conversion import typed
 from renderer.gocompat.quantity import canonical_quantity, parse_quantity
 from renderer.gocompat.merge import copy_json, merge_override, merge_probe
 

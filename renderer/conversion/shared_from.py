@@ -16,9 +16,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from renderer.admission.v1alpha1.podtemplate_to import build_pod_template, resources_from_native
-from renderer.admission.v1alpha1.shared_from_restore import prune_empty_eps, restore_alpha_only, restore_flat_volume_mounts
-from renderer.admission.v1alpha1.shared_from_pod import (
+from renderer.conversion.podtemplate_to import build_pod_template, resources_from_native
+from renderer.conversion.shared_from_restore import prune_empty_eps, restore_alpha_only, restore_flat_volume_mounts
+from renderer.conversion.shared_from_pod import (
     _append_missing_mounts,
     _flat,
     _volume_mounts_from_native,

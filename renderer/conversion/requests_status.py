@@ -12,7 +12,7 @@ import copy
 import json
 from typing import Any
 
-from renderer.admission.v1alpha1.shared_from import is_empty
+from renderer.conversion.shared_from import is_empty
 
 Obj = dict[str, Any]
 

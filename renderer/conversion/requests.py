@@ -24,11 +24,11 @@ import json
 import math
 from typing import Any
 
-from renderer.admission.v1alpha1.from_v1beta1 import marshal_preserved, restore_preserved
-from renderer.admission.v1alpha1.shared_from import is_empty, prune
+from renderer.conversion.from_v1beta1 import marshal_preserved, restore_preserved
+from renderer.conversion.shared_from import is_empty, prune
 from renderer.gocompat.gojson import go_json, go_json_untyped
 from renderer.results import RenderError, describe_kind
-from renderer.admission.v1alpha1.requests_status import (
+from renderer.conversion.requests_status import (
     ANN_STATUS,
     alpha_status_save_json,
     read_restored_status,

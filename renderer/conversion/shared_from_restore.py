@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import copy
 
-from renderer.admission.v1alpha1.podtemplate_to import (
+from renderer.conversion.podtemplate_to import (
     extra_pod_spec_is_zero,
     has_pod_template_content,
     resources_need_preservation,
     resources_to_native,
     semantic_main_container,
 )
-from renderer.admission.v1alpha1.shared_from_pod import (
+from renderer.conversion.shared_from_pod import (
     _append_missing_mounts,
     _volume_mounts_from_native,
     _containers,
