@@ -121,6 +121,29 @@ class SourceRender:
     needs: tuple[ResourceRef, list[Need]] | None = None
 
 
+def parse_source(obj: dict[str, Any], default_namespace: str, config: RenderConfig) -> tuple[DGD | DCD | None, list[Result]]:
+    """A DGD or DCD document admitted as the API server admits it, by its apiVersion.
+
+    v1alpha1 goes through its own schema and the conversion webhook into the v1beta1 parsers;
+    v1beta1 goes to them directly, so the v1beta1 path never loads the v1alpha1 one. The
+    imports are local: a bundle without DGDs (or without v1alpha1) never loads those modules.
+    """
+    alpha = obj.get("apiVersion") == consts.V1ALPHA1
+    if is_dgd(obj):
+        if alpha:
+            from renderer.graph.v1alpha1_dgd import parse_alpha_dgd
+
+            return parse_alpha_dgd(obj, default_namespace, config)
+        from renderer.graph.dgd_parse import parse_dgd
+
+        return parse_dgd(obj, default_namespace, config)
+    if alpha:
+        from renderer.admission.v1alpha1.admit import parse_alpha_dcd
+
+        return parse_alpha_dcd(obj, default_namespace, config.checkpoint_enabled)
+    return parse_dcd(obj, default_namespace, config.checkpoint_enabled)
+
+
 def render_source(
     item: Item, config: RenderConfig, default_namespace: str, cluster: ClusterState, report_preserved: bool = True
 ) -> SourceRender | None:
@@ -134,12 +157,10 @@ def render_source(
     obj = item.obj
     source: DGD | DCD | None
     if is_dgd(obj):
-        from renderer.graph.dgd_parse import parse_dgd
-
-        source, found = parse_dgd(obj, default_namespace, config)
+        source, found = parse_source(obj, default_namespace, config)
         render: Callable[[Any, RenderConfig, ClusterState, list[Result]], list[dict[str, Any]]] = _render_dgd
     elif is_dcd(obj):
-        source, found = parse_dcd(obj, default_namespace, config.checkpoint_enabled)
+        source, found = parse_source(obj, default_namespace, config)
         render = _render_dcd
     else:
         return None

@@ -23,7 +23,7 @@ ALPHA = "nvidia.com/v1alpha1"
 def _is_v1alpha1_dynamo(name: str) -> bool:
     docs, _ = load_documents((CORPUS / name).read_text(encoding="utf-8"), name)
     return any(
-        isinstance(d.obj, dict) and d.obj.get("apiVersion") == ALPHA and d.obj.get("kind") in convert_cmd.CONVERTERS
+        isinstance(d.obj, dict) and d.obj.get("apiVersion") == ALPHA and d.obj.get("kind") in convert_cmd.CONVERTED_KINDS
         for d in docs
     )
 

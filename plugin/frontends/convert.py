@@ -17,7 +17,6 @@ fails; exit 2 on usage errors. Files are replaced atomically (temporary file + r
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import sys
@@ -32,20 +31,28 @@ from plugin.yamlio.fast import Emitter
 from renderer.results import Code, RenderError, ResourceRef, Result
 
 ALPHA = "nvidia.com/v1alpha1"
-# kind -> (module, function): the kinds the operator converts between v1alpha1 and v1beta1
-CONVERTERS: dict[str, tuple[str, str]] = {
-    "DynamoGraphDeployment": ("renderer.admission.v1alpha1.to_v1beta1", "dgd_to_v1beta1"),
-    "DynamoComponentDeployment": ("renderer.admission.v1alpha1.to_v1beta1", "dcd_to_v1beta1"),
-    "DynamoGraphDeploymentRequest": ("renderer.admission.v1alpha1.requests", "dgdr_to_v1beta1"),
-    "DynamoGraphDeploymentScalingAdapter": ("renderer.admission.v1alpha1.scaling_adapter", "dgdsa_to_v1beta1"),
-}
+# the kinds the operator converts between v1alpha1 and v1beta1
+CONVERTED_KINDS = (
+    "DynamoGraphDeployment",
+    "DynamoComponentDeployment",
+    "DynamoGraphDeploymentRequest",
+    "DynamoGraphDeploymentScalingAdapter",
+)
 
 
 def _converter(kind: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """The conversion function of ``kind`` (imported on first use)."""
-    module, name = CONVERTERS[kind]
-    fn: Callable[[dict[str, Any]], dict[str, Any]] = getattr(importlib.import_module(module), name)
-    return fn
+    """The conversion function of ``kind`` (its module imported on first use)."""
+    if kind == "DynamoGraphDeploymentRequest":
+        from renderer.conversion.requests import dgdr_to_v1beta1
+
+        return dgdr_to_v1beta1
+    if kind == "DynamoGraphDeploymentScalingAdapter":
+        from renderer.conversion.scaling_adapter import dgdsa_to_v1beta1
+
+        return dgdsa_to_v1beta1
+    from renderer.conversion.to_v1beta1 import dcd_to_v1beta1, dgd_to_v1beta1
+
+    return dgd_to_v1beta1 if kind == "DynamoGraphDeployment" else dcd_to_v1beta1
 
 
 def needs_conversion(obj: Any) -> bool:
@@ -54,7 +61,7 @@ def needs_conversion(obj: Any) -> bool:
         return False
     if obj.get("kind") == "List" and isinstance(obj.get("items"), list):
         return any(needs_conversion(item) for item in obj["items"])
-    return obj.get("apiVersion") == ALPHA and obj.get("kind") in CONVERTERS
+    return obj.get("apiVersion") == ALPHA and obj.get("kind") in CONVERTED_KINDS
 
 
 def convert_object(obj: Any, file: str, index: int, results: list[Result]) -> Any:

@@ -19,7 +19,7 @@ import pytest
 
 from plugin.frontends import convert as convert_cmd
 from plugin.yamlio.codec import load_documents
-from renderer.admission.v1alpha1.shared_from import prune
+from renderer.conversion.shared_from import prune
 
 BIN = Path(sys.executable).with_name("dynamo-render")
 DATA = Path(__file__).resolve().parents[1] / "data"

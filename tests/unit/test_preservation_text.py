@@ -13,7 +13,7 @@ import json
 import pytest
 
 from renderer import consts
-from renderer.admission.v1alpha1.preserved_text import check_spec_annotation, check_status_annotation
+from renderer.conversion.preserved_text import check_spec_annotation, check_status_annotation
 from renderer.results import RenderError
 
 DCD = consts.ANNOTATION_DCD_SPEC

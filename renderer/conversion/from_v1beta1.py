@@ -16,10 +16,11 @@ import copy
 import json
 from typing import Any
 
-from renderer.admission.v1alpha1 import preservation as pres
-from renderer.admission.v1alpha1 import shared_from, typed
-from renderer.admission.v1alpha1.preserved_text import check_spec_annotation, check_status_annotation
-from renderer.admission.v1alpha1.shared_from import Obj, hub_save_is_zero, is_empty, prune
+from renderer.conversion import preservation as pres
+from renderer.conversion import shared_from, typed
+from renderer.conversion.preserved_text import check_spec_annotation, check_status_annotation
+from renderer.conversion.shared_from import Obj, hub_save_is_zero, is_empty, prune
+from renderer.gocompat.gojson import go_json
 from renderer.results import RenderError
 
 ALPHA = "nvidia.com/v1alpha1"
@@ -86,7 +87,7 @@ def marshal_preserved(spec: Obj, records: list[Obj] | None = None) -> str:
     envelope: Obj = {"version": 1, "spec": spec}
     if records:
         envelope["rawJSON"] = records
-    return json.dumps(envelope, separators=(",", ":"), ensure_ascii=False)
+    return go_json(envelope)
 
 
 def _annotations(obj: Obj) -> dict[str, str]:
