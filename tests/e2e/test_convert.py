@@ -197,9 +197,9 @@ SPOKE = [c for c in CORPUS_CASES if "beta" in c]
 
 @pytest.mark.parametrize("name", sorted({c["file"] for c in SPOKE}))
 def test_corpus_file_converts_as_the_operator_stores_it(name: str) -> None:
-    # in-process (the command path of ``convert -o json FILE``): 200 files, no interpreter starts
+    # in-process (the command path of ``convert --as-stored -o json FILE``): 200 files, no interpreter starts
     out, err = io.StringIO(), io.StringIO()
-    assert convert_cmd.run_stream([str(CORPUS / name)], "json", out, err) == 0, err.getvalue()
+    assert convert_cmd.run_stream([str(CORPUS / name)], "json", out, err, as_stored=True) == 0, err.getvalue()
     got = [json.loads(line) for line in out.getvalue().splitlines()]
     docs = load_documents((CORPUS / name).read_text(encoding="utf-8"), name)[0]
     assert len(got) == len(docs)
