@@ -220,8 +220,7 @@ def _rewrite_yaml(source: Source, results: list[Result], as_stored: bool) -> tup
         position = spans.index(span)
         converted = convert_object(span.obj, source.name, span.index, results, _context(values, position), as_stored)
         expected[position] = converted
-        body = emitter.document(converted)
-        body = body[4:] if body.startswith("---\n") else body
+        body = _document_text(source.text[span.start : span.end], converted, emitter, as_stored)
         before = source.text[cursor : span.start]
         line_start = before.rfind("\n") + 1
         if before[line_start:].strip():
@@ -234,6 +233,24 @@ def _rewrite_yaml(source: Source, results: list[Result], as_stored: bool) -> tup
             out.append(emitter.end())
     out.append(source.text[cursor:])
     return "".join(out), expected
+
+
+def _document_text(original: str, converted: Any, emitter: Emitter, as_stored: bool) -> str:
+    """A converted document's text: with the original's comments and key order, else the plain emitter's.
+
+    The commented form (ruamel.yaml, ``convert_layout``) is used only when it parses back to
+    ``converted``; ``--as-stored`` writes the plain form, as the API server stores the object.
+    """
+    if not as_stored and isinstance(converted, dict) and converted.get("kind") != "List" and "#" in original:
+        from plugin.frontends.convert_layout import commented
+
+        text = commented(original, converted)
+        if text is not None:
+            docs, problems = load_documents(text, "")
+            if not problems and len(docs) == 1 and json_line(docs[0].obj) == json_line(converted):
+                return text
+    body = emitter.document(converted)
+    return body[4:] if body.startswith("---\n") else body
 
 
 def _rewrite_json(source: Source, results: list[Result], as_stored: bool) -> tuple[str, list[Any]] | None:

@@ -58,7 +58,7 @@ class Kustomization:
     @property
     def buildable(self) -> bool:
         """A Kustomization builds on its own; a Component only inside one."""
-        return self.obj.get("kind", "Kustomization") != "Component"
+        return bool(self.obj.get("kind", "Kustomization") != "Component")
 
     def local(self, entry: Any) -> str | None:
         """The real path of a file or folder entry (resources, components, patches), None for a URL or junk."""

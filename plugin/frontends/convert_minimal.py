@@ -150,7 +150,7 @@ def _user_order(original: dict[str, Any], obj: dict[str, Any], same: Callable[[d
     services = (original.get("spec") or {}).get("services") if isinstance(original.get("spec"), dict) else None
     spec = obj.get("spec")
     components = spec.get("components") if isinstance(spec, dict) else None
-    if not isinstance(services, dict) or not isinstance(components, list):
+    if not isinstance(services, dict) or not isinstance(spec, dict) or not isinstance(components, list):
         return obj, ""
     order = {name: i for i, name in enumerate(services)}
     by_user = sorted(components, key=lambda c: order.get(c.get("name") if isinstance(c, dict) else None, len(order)))
