@@ -25,6 +25,8 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import LiteralScalarString, SingleQuotedScalarString
 
+from plugin.yamlio.scalars import STR, go_resolve
+
 Path = tuple[Any, ...]
 
 # v1alpha1 resource names inside ``resources.{limits,requests}`` and the container resource each becomes
@@ -34,6 +36,13 @@ _INDENT = 2
 
 def commented(source: str, converted: dict[str, Any]) -> str | None:
     """``converted`` as block YAML with the comments and key order of ``source`` (None when it cannot)."""
+    try:
+        return _commented(source, converted)
+    except Exception:  # noqa: BLE001 - ruamel refuses a comment placement: the caller writes the plain form
+        return None
+
+
+def _commented(source: str, converted: dict[str, Any]) -> str | None:
     yaml = YAML(typ="rt")
     try:
         original = yaml.load(source)
@@ -56,26 +65,31 @@ def commented(source: str, converted: dict[str, Any]) -> str | None:
     for line, path in nodes:
         by_line[line] = path  # the deepest (last) node starting on the line
     starts = sorted(nodes, key=lambda n: n[0])
-    placed = 0
+    lines = source.splitlines()
+    befores: dict[Path, list[str]] = {}
+    ends: dict[Path, list[str]] = {}
+    trailing: list[str] = []
     for line, text, full_line in comments:
         if not full_line and line in by_line:
-            where, before = mapper.beta(by_line[line]), False
-        else:
-            following = next((p for ln, p in starts if ln > line), None)
-            if following is None:
-                continue  # a comment after the last field stays where it is, outside the document
-            where, before = mapper.beta(following), True
-        where = _existing(tree, where)
-        if not where:
+            ends.setdefault(_existing(tree, mapper.beta(by_line[line])), []).append(text)
             continue
-        if _attach(tree, where, text, before):
-            placed += 1
+        following = next((p for ln, p in starts if ln > line), None)
+        if following is None:
+            trailing.append(lines[line].rstrip())  # after the last field: kept at the end, as written
+            continue
+        befores.setdefault(_existing(tree, mapper.beta(following)), []).append(text)
+    for where, texts in befores.items():
+        if where:
+            _attach(tree, where, "\n".join(t[1:].strip() if t.startswith("#") else t for t in texts), True)
+    for where, texts in ends.items():
+        if where:
+            _attach(tree, where, "  ".join(texts), False)
     out = io.StringIO()
     writer = YAML(typ="rt")
     writer.indent(mapping=_INDENT, sequence=_INDENT, offset=0)
     writer.width = 4096
     writer.dump(tree, out)
-    return out.getvalue()
+    return out.getvalue() + "".join(line + "\n" for line in trailing)
 
 
 def count_comments(source: str) -> int:
@@ -118,13 +132,17 @@ def _comments(node: Any, lines: list[str]) -> Iterator[tuple[int, str, bool]]:
                 yield from walk(child)
 
     for token in walk(node):
-        for i, part in enumerate(token.value.split("\n")):
-            stripped = part.strip()
-            if not stripped.startswith("#"):
+        # a token's marks are not always on its first comment line: find each line by its text
+        cursor = max(token.start_mark.line - 1, 0)
+        for part in token.value.split("\n"):
+            text = part.strip()
+            if not text.startswith("#"):
                 continue
-            line = token.start_mark.line + i
-            full = line < len(lines) and lines[line].lstrip().startswith("#")
-            found.setdefault(line, (line, stripped, full))
+            line = next((n for n in range(cursor, len(lines)) if n not in found and lines[n].rstrip().endswith(text)), None)
+            if line is None:
+                continue
+            found[line] = (line, text, lines[line].lstrip().startswith("#"))
+            cursor = line + 1
     return iter(sorted(found.values()))
 
 
@@ -228,7 +246,13 @@ def _scalar(value: str) -> Any:
 
 
 def _resolves_to_non_string(value: str) -> bool:
-    """Whether a plain scalar ``value`` would be read as a bool, number, null or timestamp (YAML 1.1, as Kubernetes reads it)."""
+    """Whether a plain scalar ``value`` would be read as a bool, number, null or timestamp.
+
+    Both readers count: go-yaml v2's rules (``y`` and ``n`` are booleans there), as Kubernetes
+    reads manifests, and PyYAML's YAML 1.1 rules.
+    """
+    if go_resolve(value)[0] != STR:
+        return True
     tag: str = yaml.resolver.Resolver().resolve(yaml.ScalarNode, value, (True, False))  # type: ignore[no-untyped-call]
     return tag != "tag:yaml.org,2002:str"
 
@@ -265,25 +289,7 @@ def _attach(tree: Any, path: Path, text: str, before: bool) -> bool:
     if before:
         if not isinstance(parent, (CommentedMap, CommentedSeq)):
             return False
-        existing = parent.ca.items.get(key)
-        parent.yaml_set_comment_before_after_key(key, before=_join_before(existing, text[1:].lstrip() if text.startswith("#") else text),
-                                                 indent=_column(path))
+        parent.yaml_set_comment_before_after_key(key, before=text, indent=_column(path))
         return True
-    value = parent[key]
-    if isinstance(value, (CommentedMap, CommentedSeq)) and len(value):
-        # a comment after ``key:`` whose value is a block: ruamel keeps it with the value's first entry
-        first = next(iter(value)) if isinstance(value, CommentedMap) else 0
-        if isinstance(value, CommentedMap):
-            value.yaml_set_start_comment(text[1:].lstrip() if text.startswith("#") else text, indent=_column((*path, first)))
-            return True
-        return _attach(tree, (*path, 0), text, False)
     parent.yaml_add_eol_comment(text, key)
     return True
-
-
-def _join_before(existing: Any, text: str) -> str:
-    """The comment lines already above a key (set by an earlier comment) with ``text`` after them."""
-    if not existing or not existing[1]:
-        return text
-    lines = [t.value.strip().lstrip("#").strip() for t in _tokens(existing[1]) if t.value.strip()]
-    return "\n".join([*lines, text])

@@ -24,6 +24,8 @@ from typing import Any
 from plugin.frontends.convert_check import rendering
 from renderer.gocompat.gojson import go_json
 
+# The kinds the render turns into workloads (the others pass through it as they are).
+RENDERED_KINDS = ("DynamoGraphDeployment", "DynamoComponentDeployment")
 PRESERVATION_KEYS = ("nvidia.com/dgd-spec", "nvidia.com/dcd-spec", "nvidia.com/dgd-status", "nvidia.com/dcd-status")
 
 
@@ -37,7 +39,13 @@ def minimise(original: dict[str, Any], stored: dict[str, Any], context: Sequence
         return stored, []
     target = rendering([*context, original])
     if target is None:
-        return stored, ["written as stored: the input does not render, so what the render needs cannot be checked"]
+        if stored.get("kind") in RENDERED_KINDS and "status" in stored:
+            # the render never reads a graph's or component's status, and the API server ignores it on create
+            stored = {k: v for k, v in stored.items() if k != "status"}
+        if not any(k in _annotations(stored) for k in PRESERVATION_KEYS):
+            return stored, []
+        return stored, ["keeps its preservation annotation as stored: the input does not render, so what the render "
+                        "needs of it cannot be checked"]
 
     def same(candidate: dict[str, Any]) -> bool:
         return rendering([*context, candidate]) == target
