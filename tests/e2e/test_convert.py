@@ -282,3 +282,27 @@ def test_in_place_keeps_comments_on_their_fields_and_writes_no_opaque_data(tmp_p
     stored = path.read_text()
     assert "nvidia.com/dgd-spec" in stored and "status:" in stored
     assert render([path]).stdout == before.stdout
+
+
+def test_default_output_keeps_only_the_preserved_fields_the_render_reads() -> None:
+    # the operator stores dynamoNamespace only in the preservation annotation, and it sets the
+    # nvidia.com/dynamo-namespace labels: that member stays, with an info line; the rest goes
+    name = "ankdeshm_dynamo_disaag_serving_gke__llama31_70b_dynamo_a3u.yaml"
+    out, err = io.StringIO(), io.StringIO()
+    assert convert_cmd.run_stream([str(CORPUS / name)], "json", out, err) == 0, err.getvalue()
+    (graph,) = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert "status" not in graph
+    assert json.loads(graph["metadata"]["annotations"]["nvidia.com/dgd-spec"]) == {"version": 1, "spec": {"services": {
+        "Frontend": {"dynamoNamespace": "llama3-disagg"}, "VllmDecodeWorker": {"dynamoNamespace": "llama3-disagg"},
+        "VllmPrefillWorker": {"dynamoNamespace": "llama3-disagg"}}}}
+    assert err.getvalue() == (
+        f"{CORPUS / name}:0: [info] DynamoGraphDeployment/llama3-disagg: keeps nvidia.com/dgd-spec with "
+        "services.Frontend.dynamoNamespace, services.VllmDecodeWorker.dynamoNamespace, services.VllmPrefillWorker.dynamoNamespace: "
+        "v1beta1 has no field for them, and the render reads them\n"
+    )
+    # a graph whose preserved fields change nothing that renders loses the annotation entirely
+    name = "dynamo__recipes__qwen3-32b__vllm__cloud-providers__kustomize__base__deploy.yaml"
+    out = io.StringIO()
+    assert convert_cmd.run_stream([str(CORPUS / name)], "json", out, io.StringIO()) == 0
+    (graph,) = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert "annotations" not in graph["metadata"] and "status" not in graph
