@@ -79,7 +79,8 @@ def render(**values: Any) -> None:
 @click.argument("paths", nargs=-1, required=True)
 @click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
 @click.option("--in-place", is_flag=True, help="Rewrite the files; documents that need no conversion keep their exact text.")
-def convert(paths: tuple[str, ...], output: str, in_place: bool) -> None:
+@click.option("--as-stored", is_flag=True, help="Write each object exactly as the API server stores it (status and preservation annotations in full), as kubectl get -o yaml shows it.")
+def convert(paths: tuple[str, ...], output: str, in_place: bool, as_stored: bool) -> None:
     """Write v1alpha1 Dynamo objects in PATHS as the v1beta1 objects the operator stores (others unchanged)."""
     if in_place and "-" in paths:
         raise click.UsageError("--in-place cannot rewrite stdin")
@@ -87,7 +88,7 @@ def convert(paths: tuple[str, ...], output: str, in_place: bool) -> None:
         raise click.UsageError("--in-place keeps each file's own format; -o applies to stdout only")
     from plugin.frontends.convert import main_stdio
 
-    _exit(lambda: main_stdio(paths=paths, output=output, in_place=in_place))
+    _exit(lambda: main_stdio(paths=paths, output=output, in_place=in_place, as_stored=as_stored))
 
 
 @cli.command()
