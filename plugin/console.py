@@ -92,12 +92,13 @@ def render(
     strict: bool | None = None,
     output: str = "yaml",
     verbose: bool = False,
+    kustomize: bool | None = None,
 ) -> int:
     """``dynamo-render render``."""
     from plugin.frontends.render import run
     from plugin.options import CommonOptions
 
-    common = CommonOptions(operator_config_path, config, namespace, lws, cluster_state, verbose)
+    common = CommonOptions(operator_config_path, config, namespace, lws, cluster_state, verbose, kustomize)
     more = {"keep-sources": keep_sources or None, "emit": emit, "companions": companions, "strict": strict}
     return run(paths, common, sys.stdout, sys.stderr, more, output=output, live=live, kubeconfig=kubeconfig, context=kube_context)
 
@@ -136,6 +137,7 @@ def cmp_parameters() -> int:
 # The settings options of ``render``, by option-table name (plugin.options), as plugin.cli declares them.
 RENDER_SETTINGS = (
     "operator-config-path", "config", "namespace", "keep-sources", "lws", "emit", "cluster-state", "companions", "strict",
+    "kustomize",
 )
 _VALUE: Any = object()
 # Options of ``render`` that are not plugin settings: flag -> (destination, value when given or _VALUE).
@@ -151,7 +153,7 @@ _RENDER_OWN: dict[str, tuple[str, Any]] = {
 RENDER_DEFAULTS: dict[str, Any] = {
     "operator_config_path": None, "config": None, "namespace": None, "keep_sources": False, "lws": None,
     "emit": None, "cluster_state": None, "live": False, "kubeconfig": None, "kube_context": None,
-    "companions": None, "strict": None, "output": "yaml", "verbose": False,
+    "companions": None, "strict": None, "output": "yaml", "verbose": False, "kustomize": None,
 }
 # The checks click's parameter types make (plugin.cli): choices, an existing path, not a directory.
 _CHOICES = {"emit": ("workloads", "dcd"), "output": ("yaml", "json")}

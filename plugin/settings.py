@@ -10,7 +10,7 @@ schema, file paths included, is this module's; the core receives only ``PluginCh
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from renderer.records import dataclass, replace
 from typing import Any, Literal
 
@@ -193,20 +193,32 @@ def settings_files(settings: Settings, named: Iterable[str] | None = None) -> fr
 
 
 def load_manifests(
-    paths: Sequence[str], settings: Settings | None, skip: Collection[str] | None = None
+    paths: Sequence[str],
+    settings: Settings | None,
+    skip: Collection[str] | None = None,
+    *,
+    raw: bool = False,
+    env: Mapping[str, str] | None = None,
+    show: Callable[[str], str] | None = None,
 ) -> tuple[list[Document], list[Result]]:
     """The documents of ``paths`` to render, as the render command and the diff read them.
 
-    Files the settings name are passed over where a folder holds them (``settings_files``, or
-    ``skip`` when given). Documents marked ``config.kubernetes.io/local-config: "true"`` are
-    left out with a note, as ``kustomize build`` leaves them out; other settings documents are
-    left out with a warning (``settings_document_note``).
+    Paths are read by the app reader (``plugin.app_reader.app_documents``): a folder holding a
+    kustomization is built with kustomize (``env`` gives its PATH; default: this process's
+    environment) unless ``raw``. Files the settings name are passed over where a folder holds
+    them (``settings_files``, or ``skip`` when given). Documents marked
+    ``config.kubernetes.io/local-config: "true"`` are left out with a note, as ``kustomize
+    build`` leaves them out; other settings documents are left out with a warning
+    (``settings_document_note``). ``show`` names files in messages (default: relative to the
+    working directory when inside it).
     """
+    from plugin.app_reader import app_documents, show_from
+
     if skip is None:
         skip = settings_files(settings) if settings is not None else ()
-    sources, results = read_sources(paths, skip=skip)
-    documents, problems = load_sources(sources)
-    results.extend(problems)
+    documents, results, _ = app_documents(
+        paths, os.environ if env is None else env, show or show_from(os.getcwd()), raw=raw, skip=skip
+    )
     kept, problems = without_configuration(documents)
     return kept, results + problems
 
