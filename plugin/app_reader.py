@@ -48,7 +48,7 @@ import yaml
 
 from plugin.files import (
     KUSTOMIZATION_FILES,
-    find_kustomization,
+    find_kustomization as find_kustomization,
     MAX_OBJECTS,
     Source,
     decode,
@@ -123,6 +123,17 @@ def patch_files(content: Mapping[str, Any]) -> list[str]:
         # an entry is a file name or an inline patch (a YAML text with a line break)
         if isinstance(entry, str) and "\n" not in entry:
             found.append(entry)
+    return found
+
+
+def config_files(content: Mapping[str, Any]) -> list[str]:
+    """The files a kustomization reads as kustomize configuration, not objects (its openapi schema, CRDs, transformer configs)."""
+    found: list[str] = []
+    openapi = content.get("openapi")
+    if isinstance(openapi, dict) and isinstance(openapi.get("path"), str):
+        found.append(openapi["path"])
+    for key in ("configurations", "crds", "transformers", "generators", "validators"):
+        found.extend(entry for entry in content.get(key) or [] if isinstance(entry, str) and "\n" not in entry)
     return found
 
 
@@ -270,8 +281,8 @@ def _index_in(real: str, obj: Any, cache: dict[str, list[Any]], texts: dict[str,
     same_kind = [(o, i) for o, i in cache[real] if isinstance(o, dict) and o.get("kind") == kind]
     for candidate, index in same_kind:
         if (candidate.get("metadata") or {}).get("name") == name:
-            return index
-    return same_kind[0][1] if same_kind else 0
+            return int(index)
+    return int(same_kind[0][1]) if same_kind else 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -364,3 +375,69 @@ def show_from(cwd: str) -> Show:
 
     root = os.path.realpath(cwd)
     return lambda path: shown_path(os.path.realpath(path), root) if os.path.isabs(path) else os.path.normpath(path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Files named one by one (the pre-commit hook)
+
+
+@dataclass(frozen=True)
+class Role:
+    """What a file named on its own is to kustomize: part of an app, a patch, or a plain file.
+
+    ``kind`` is ``plain`` (no kustomization around it, or not one it belongs to), ``app`` (the
+    kustomization file or a file in a Kustomization's folder: checked through the folder's
+    build), ``patch`` (a file a kustomization names as a patch), ``config`` (a file a
+    Component reads as kustomize configuration, such as its openapi schema) or ``component``
+    (a Component's own kustomization file). ``kustomization`` is the kustomization file concerned.
+    """
+
+    kind: str
+    kustomization: str = ""
+    folder: str = ""
+
+
+PLAIN = Role("plain")
+
+
+def enclosing_kustomization(path: str, stop: str) -> str | None:
+    """The kustomization file of the nearest folder holding one, from the file's folder up to ``stop``."""
+    folder = os.path.dirname(os.path.abspath(path))
+    stop = os.path.abspath(stop)
+    inside = folder == stop or folder.startswith(stop.rstrip(os.sep) + os.sep)
+    while True:
+        found = find_kustomization(folder)
+        if found is not None:
+            return found
+        if not inside or folder == stop or os.path.dirname(folder) == folder:
+            return None
+        folder = os.path.dirname(folder)
+
+
+def role_of(path: str, stop: str) -> Role:
+    """How a file named on its own is read (``Role``); ``stop`` bounds the search upwards (the working directory).
+
+    A file in a Kustomization's folder tree is checked through that folder's build, as Argo CD
+    would deploy it; a file the nearest kustomization names as a patch is checked as a patch
+    (also when that kustomization is a Component, which never builds on its own).
+    """
+    if path == "-":
+        return PLAIN
+    kustomization = enclosing_kustomization(path, stop)
+    if kustomization is None:
+        return PLAIN
+    folder = os.path.dirname(kustomization)
+    content, _ = read_kustomization(kustomization)
+    if content is None:
+        return Role("app", kustomization, folder)
+    real = os.path.realpath(path)
+    patches = {os.path.realpath(os.path.join(folder, name)) for name in patch_files(content)}
+    if real in patches:
+        return Role("patch", kustomization, folder)
+    if kustomization_kind(content) == COMPONENT_KIND:
+        if real == os.path.realpath(kustomization):
+            return Role("component", kustomization, folder)
+        if real in {os.path.realpath(os.path.join(folder, name)) for name in config_files(content)}:
+            return Role("config", kustomization, folder)
+        return PLAIN
+    return Role("app", kustomization, folder)
