@@ -177,6 +177,26 @@ def local_config_note(obj: dict[str, Any]) -> Result:
     )
 
 
+KUSTOMIZE_GROUP = "kustomize.config.k8s.io"
+
+
+def is_kustomize_document(obj: Any) -> bool:
+    """A Kustomization or Component document (``kustomize.config.k8s.io``): input to kustomize, never an object."""
+    if not isinstance(obj, dict) or obj.get("kind") not in ("Kustomization", "Component"):
+        return False
+    api_version = obj.get("apiVersion")
+    return isinstance(api_version, str) and api_version.split("/", 1)[0] == KUSTOMIZE_GROUP
+
+
+def kustomize_document_note(obj: dict[str, Any]) -> Result:
+    """A kustomization read as a file (``--no-kustomize``, or a file named directly): never emitted."""
+    return Result(
+        f"a kustomize {obj.get('kind')} is input to kustomize, not an object for the cluster: left out "
+        "(name its folder to build it)",
+        severity=Severity.WARNING, resource=ResourceRef.of(obj), code=Code.IGNORED,
+    )
+
+
 def settings_files(settings: Settings, named: Iterable[str] | None = None) -> frozenset[str]:
     """Real paths of the files the settings name and of every manifest below a named folder.
 
@@ -224,7 +244,7 @@ def load_manifests(
 
 
 def without_configuration(documents: Iterable[Document]) -> tuple[list[Document], list[Result]]:
-    """The documents that are manifests: local-config and settings documents are left out, each with its note."""
+    """The documents that are manifests: local-config, settings and kustomize documents are left out, each with its note."""
     kept: list[Document] = []
     results: list[Result] = []
     for doc in documents:
@@ -232,6 +252,8 @@ def without_configuration(documents: Iterable[Document]) -> tuple[list[Document]
             results.append(local_config_note(doc.obj).with_source(doc.file, doc.index))
         elif is_settings_document(doc.obj):
             results.append(settings_document_note(doc.obj).with_source(doc.file, doc.index))
+        elif is_kustomize_document(doc.obj):
+            results.append(kustomize_document_note(doc.obj).with_source(doc.file, doc.index))
         else:
             kept.append(doc)
     return kept, results

@@ -38,7 +38,7 @@ from plugin.files import (
 )
 from plugin.yamlio.codec import Document
 from renderer import consts
-from plugin.settings import RENDER_CONFIG_KIND
+from plugin.settings import RENDER_CONFIG_KIND, is_kustomize_document
 from renderer.results import Code, Result, Severity
 
 # Argo CD's cmp-server unpacks every request into $ARGOCD_CMP_WORKDIR/_cmp_server/<uuid>/
@@ -146,6 +146,11 @@ def not_deployable(obj: Any) -> Result | None:
     metadata = obj.get("metadata")
     if not isinstance(metadata, dict) or not (metadata.get("name") or metadata.get("generateName")):
         return Result("metadata.name is required", field="metadata.name", code=Code.INPUT)
+    if is_kustomize_document(obj):
+        return Result(
+            f"a kustomize {obj['kind']} is input to kustomize, not an object to deploy (a folder holding it is built)",
+            code=Code.INPUT,
+        )
     if obj.get("kind") in (RENDER_CONFIG_KIND, consts.OPERATOR_CONFIG_KIND):
         return Result(
             f"a {obj['kind']} is configuration, not an object to deploy: name its file with the config "

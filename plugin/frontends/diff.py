@@ -65,6 +65,11 @@ def run(
     if settings is None or any(r.is_error for r in problems):
         _report(problems, stderr)
         return 1
+    missing = missing_kustomize(new if base is not None else [*old, *new], common.raw)
+    if missing is not None:
+        # one line for both sides
+        _report([missing], stderr)
+        return 1
     with tempfile.TemporaryDirectory(prefix="dynamo-render-diff-") as scratch:
         if base is not None:
             old_side, problems = checkout(base, new, scratch)
@@ -88,6 +93,19 @@ def run(
         stdout.write(format_text(impact))
     stdout.flush()
     return 1 if exit_code and impact.changed else 0
+
+
+def missing_kustomize(paths: Sequence[str], raw: bool) -> Result | None:
+    """The one error when a path is a kustomize app and neither kustomize nor kubectl can be found."""
+    from plugin.app_reader import app_of_path, kustomize_build, kustomize_command, show_from
+
+    if raw or kustomize_command(os.environ) is not None:
+        return None
+    for path in paths:
+        app = app_of_path(path, raw)
+        if app is not None:
+            return kustomize_build(*app, os.environ, show_from(os.getcwd())).results[0]
+    return None
 
 
 def render_side(
