@@ -56,7 +56,6 @@ from plugin.files import (
     read_bytes,
     read_sources,
     too_many_objects,
-    walk_manifests,
 )
 from plugin.yamlio.codec import Document, load_documents
 from renderer.records import dataclass

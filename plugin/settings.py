@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from renderer.records import dataclass, replace
 from typing import Any, Literal
 
-from plugin.files import UNCONFINED, PathPolicy, is_local_config, load_sources, read_sources, read_text, walk_manifests
+from plugin.files import UNCONFINED, PathPolicy, is_local_config, read_text, walk_manifests
 from plugin.options import CommonOptions, settings_overrides
 from plugin.state_sources import load_state_file
 from plugin.yamlio.codec import Document, load_documents
