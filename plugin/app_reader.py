@@ -37,12 +37,8 @@ kustomize api/konfig/general.go RecognizedKustomizationFileNames.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-import tempfile
-import time
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -60,6 +56,11 @@ from plugin.files import (
 from plugin.yamlio.codec import Document, load_documents
 from renderer.records import dataclass
 from renderer.results import Code, Result, Severity
+
+if TYPE_CHECKING:
+    import subprocess
+
+# (subprocess, tempfile and shutil load only when a folder is built: a plain file's render starts faster)
 
 KUSTOMIZATION_KIND = "Kustomization"
 COMPONENT_KIND = "Component"
@@ -79,6 +80,8 @@ def is_kustomization_file(path: str) -> bool:
 
 def kustomize_command(env: Mapping[str, str]) -> list[str] | None:
     """``kustomize build .`` when kustomize is on PATH, else ``kubectl kustomize .``."""
+    import shutil
+
     search = env.get("PATH", os.defpath)
     kustomize = shutil.which("kustomize", path=search)
     if kustomize:
@@ -147,6 +150,8 @@ class Build:
 
 
 def _run(command: Sequence[str], cwd: str, env: Mapping[str, str], timeout: float) -> tuple[subprocess.CompletedProcess[bytes] | None, str]:
+    import subprocess
+
     try:
         proc = subprocess.run(
             list(command), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, check=False
@@ -167,6 +172,9 @@ def kustomize_build(folder: str, kustomization: str, env: Mapping[str, str], sho
     no standard input, as Argo CD runs its own kustomize (no alpha plugins, no exec functions,
     no Helm, kustomize's default load restrictor).
     """
+    import tempfile
+    import time
+
     display = show(kustomization)
     command = kustomize_command(env)
     if command is None:
