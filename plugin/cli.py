@@ -51,7 +51,7 @@ def settings_options(*names: str) -> Callable[[F], F]:
     return decorate
 
 
-SHARED = ("operator-config-path", "config", "namespace", "lws", "cluster-state")
+SHARED = ("operator-config-path", "config", "namespace", "lws", "cluster-state", "kustomize")
 verbose_option = click.option("-v", "--verbose", is_flag=True, help="Also print info notes (assumed defaults).")
 
 
@@ -67,7 +67,7 @@ def cli() -> None:
 @click.option("--live", is_flag=True, help="Also read cluster facts from the current kubeconfig context (read-only GET and LIST).")
 @click.option("--kubeconfig", type=click.Path(dir_okay=False), help="Kubeconfig for --live (default: KUBECONFIG, ~/.kube/config, in-cluster).")
 @click.option("--context", "kube_context", help="Kubeconfig context for --live.")
-@settings_options("companions", "strict")
+@settings_options("companions", "strict", "kustomize")
 @click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
 @verbose_option
 def render(**values: Any) -> None:

@@ -75,12 +75,13 @@ def render(
     strict: bool | None = None,
     output: str = "yaml",
     verbose: bool = False,
+    kustomize: bool | None = None,
 ) -> int:
     """``dynamo-render render``."""
     from plugin.frontends.render import run
     from plugin.options import CommonOptions
 
-    common = CommonOptions(operator_config_path, config, namespace, lws, cluster_state, verbose)
+    common = CommonOptions(operator_config_path, config, namespace, lws, cluster_state, verbose, kustomize)
     more = {"keep-sources": keep_sources or None, "emit": emit, "companions": companions, "strict": strict}
     return run(paths, common, sys.stdout, sys.stderr, more, output=output, live=live, kubeconfig=kubeconfig, context=kube_context)
 

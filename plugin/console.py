@@ -30,6 +30,7 @@ from plugin.commands import cmp_generate, cmp_parameters, guarded, krm, krm_usag
 # The settings options of ``render``, by option-table name (plugin.options), as plugin.cli declares them.
 RENDER_SETTINGS = (
     "operator-config-path", "config", "namespace", "keep-sources", "lws", "emit", "cluster-state", "companions", "strict",
+    "kustomize",
 )
 _VALUE: Any = object()
 # Options of ``render`` that are not plugin settings: flag -> (destination, value when given or _VALUE).
@@ -45,7 +46,7 @@ _RENDER_OWN: dict[str, tuple[str, Any]] = {
 RENDER_DEFAULTS: dict[str, Any] = {
     "operator_config_path": None, "config": None, "namespace": None, "keep_sources": False, "lws": None,
     "emit": None, "cluster_state": None, "live": False, "kubeconfig": None, "kube_context": None,
-    "companions": None, "strict": None, "output": "yaml", "verbose": False,
+    "companions": None, "strict": None, "output": "yaml", "verbose": False, "kustomize": None,
 }
 # The checks click's parameter types make (plugin.cli): choices, an existing path, not a directory.
 _CHOICES = {"emit": ("workloads", "dcd"), "output": ("yaml", "json")}

@@ -154,7 +154,7 @@ def read_text(
 
 
 def walk_manifests(
-    root: str, confine_to: str | None = None, skip: Collection[str] = ()
+    root: str, confine_to: str | None = None, skip: Collection[str] = (), apps: list[tuple[str, str]] | None = None
 ) -> tuple[list[tuple[str, str]], list[Result]]:
     """``(real path, display name)`` of every manifest file under ``root``, with every problem.
 
@@ -165,6 +165,10 @@ def walk_manifests(
     a symlink leading outside that folder is refused, as Argo CD's repo-server refuses
     out-of-bounds symlinks, and display names are relative to it; otherwise a display name is
     the path as reached from ``root``. Files whose real path is in ``skip`` are left out.
+
+    With ``apps`` (a list to fill), a sub-folder holding a kustomization file is not walked:
+    ``(folder, kustomization file)`` is appended to it instead, as reached from ``root``, for
+    the app reader to build (``plugin.app_reader``).
     """
     found: list[tuple[str, str]] = []
     results: list[Result] = []
@@ -204,11 +208,28 @@ def walk_manifests(
             else:
                 real = os.path.join(real_dir, name)
             if os.path.isdir(real):
-                subdirs.append((path, real))
+                kustomization = find_kustomization(path) if apps is not None else None
+                if kustomization is not None and apps is not None:
+                    apps.append((path, kustomization))
+                else:
+                    subdirs.append((path, real))
             elif name.endswith(MANIFEST_SUFFIXES) and real not in skip:
                 found.append((real, display(path)))
         stack.extend(reversed(subdirs))
     return found, results
+
+
+# The names kustomize looks for, in its order (api/konfig/general.go RecognizedKustomizationFileNames).
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+
+
+def find_kustomization(folder: str) -> str | None:
+    """The folder's own kustomization file, if it has one (kustomize's names, in its order)."""
+    for name in KUSTOMIZATION_FILES:
+        path = os.path.join(folder, name)
+        if os.path.isfile(path):
+            return path
+    return None
 
 
 def is_within(path: str, root: str) -> bool:
@@ -314,14 +335,15 @@ def read_files(files: Iterable[tuple[str, str]]) -> tuple[list[Source], list[Res
 
 
 def read_sources(
-    paths: Iterable[str], confine_to: str | None = None, skip: Collection[str] = ()
+    paths: Iterable[str], confine_to: str | None = None, skip: Collection[str] = (), apps: list[tuple[str, str]] | None = None
 ) -> tuple[list[Source], list[Result]]:
     """Read every path (``-`` is stdin) into decoded sources, collecting every problem.
 
     A path named here may be a special file (``/dev/stdin``); files found in a folder must be
     regular files, and those whose real path is in ``skip`` are passed over. With
     ``confine_to`` nothing outside that folder is read. The run reads at most
-    ``MAX_INPUT_BYTES`` in total.
+    ``MAX_INPUT_BYTES`` in total. With ``apps``, sub-folders holding a kustomization are
+    collected there instead of walked (``walk_manifests``).
     """
     sources: list[Source] = []
     results: list[Result] = []
@@ -355,7 +377,7 @@ def read_sources(
                 add(data, "<stdin>", [])
             continue
         if os.path.isdir(path):
-            files, problems = walk_manifests(path, confine_to=confine_to, skip=skip)
+            files, problems = walk_manifests(path, confine_to=confine_to, skip=skip, apps=apps)
             results.extend(problems)
             for real, name in files:
                 add(*_read_named(real, name, confine_to, special_ok=False))

@@ -133,6 +133,11 @@ OPTIONS: tuple[Option, ...] = (
         help="Cluster facts as Kubernetes objects (a file or directory, e.g. kubectl get -o yaml output); the input "
         "bundle's own objects win over it.",
     ),
+    Option(
+        "kustomize", kind="bool", flags=("--kustomize/--no-kustomize",),
+        help="Build a folder that holds a kustomization with kustomize first, as the Argo CD plugin does (default); "
+        "--no-kustomize reads every file as it is.",
+    ),
     _switch(
         "allow-empty", "Allow empty output", "false",
         "succeed with no objects when the folder renders to nothing (Argo CD then prunes everything the Application owns)",
@@ -188,11 +193,18 @@ class CommonOptions:
     lws: bool | None = None
     cluster_state: str | None = None
     verbose: bool = False
+    # False: read folders raw, never build a kustomization (--no-kustomize); None or True: build
+    kustomize: bool | None = None
+
+    @property
+    def raw(self) -> bool:
+        """Whether files are read as they are, without kustomize (``--no-kustomize``)."""
+        return self.kustomize is False
 
 
 def common_options(values: dict[str, Any]) -> CommonOptions:
     """The shared options from a command's keyword arguments (``settings_options`` names them)."""
     return CommonOptions(
         values.get("operator_config_path"), values.get("config"), values.get("namespace"), values.get("lws"),
-        values.get("cluster_state"), bool(values.get("verbose")),
+        values.get("cluster_state"), bool(values.get("verbose")), values.get("kustomize"),
     )

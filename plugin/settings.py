@@ -10,11 +10,11 @@ schema, file paths included, is this module's; the core receives only ``PluginCh
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from renderer.records import dataclass, replace
 from typing import Any, Literal
 
-from plugin.files import UNCONFINED, PathPolicy, is_local_config, load_sources, read_sources, read_text, walk_manifests
+from plugin.files import UNCONFINED, PathPolicy, is_local_config, read_text, walk_manifests
 from plugin.options import CommonOptions, settings_overrides
 from plugin.state_sources import load_state_file
 from plugin.yamlio.codec import Document, load_documents
@@ -177,6 +177,26 @@ def local_config_note(obj: dict[str, Any]) -> Result:
     )
 
 
+KUSTOMIZE_GROUP = "kustomize.config.k8s.io"
+
+
+def is_kustomize_document(obj: Any) -> bool:
+    """A Kustomization or Component document (``kustomize.config.k8s.io``): input to kustomize, never an object."""
+    if not isinstance(obj, dict) or obj.get("kind") not in ("Kustomization", "Component"):
+        return False
+    api_version = obj.get("apiVersion")
+    return isinstance(api_version, str) and api_version.split("/", 1)[0] == KUSTOMIZE_GROUP
+
+
+def kustomize_document_note(obj: dict[str, Any]) -> Result:
+    """A kustomization read as a file (``--no-kustomize``, or a file named directly): never emitted."""
+    return Result(
+        f"a kustomize {obj.get('kind')} is input to kustomize, not an object for the cluster: left out "
+        "(name its folder to build it)",
+        severity=Severity.WARNING, resource=ResourceRef.of(obj), code=Code.IGNORED,
+    )
+
+
 def settings_files(settings: Settings, named: Iterable[str] | None = None) -> frozenset[str]:
     """Real paths of the files the settings name and of every manifest below a named folder.
 
@@ -193,26 +213,38 @@ def settings_files(settings: Settings, named: Iterable[str] | None = None) -> fr
 
 
 def load_manifests(
-    paths: Sequence[str], settings: Settings | None, skip: Collection[str] | None = None
+    paths: Sequence[str],
+    settings: Settings | None,
+    skip: Collection[str] | None = None,
+    *,
+    raw: bool = False,
+    env: Mapping[str, str] | None = None,
+    show: Callable[[str], str] | None = None,
 ) -> tuple[list[Document], list[Result]]:
     """The documents of ``paths`` to render, as the render command and the diff read them.
 
-    Files the settings name are passed over where a folder holds them (``settings_files``, or
-    ``skip`` when given). Documents marked ``config.kubernetes.io/local-config: "true"`` are
-    left out with a note, as ``kustomize build`` leaves them out; other settings documents are
-    left out with a warning (``settings_document_note``).
+    Paths are read by the app reader (``plugin.app_reader.app_documents``): a folder holding a
+    kustomization is built with kustomize (``env`` gives its PATH; default: this process's
+    environment) unless ``raw``. Files the settings name are passed over where a folder holds
+    them (``settings_files``, or ``skip`` when given). Documents marked
+    ``config.kubernetes.io/local-config: "true"`` are left out with a note, as ``kustomize
+    build`` leaves them out; other settings documents are left out with a warning
+    (``settings_document_note``). ``show`` names files in messages (default: relative to the
+    working directory when inside it).
     """
+    from plugin.app_reader import app_documents, show_from
+
     if skip is None:
         skip = settings_files(settings) if settings is not None else ()
-    sources, results = read_sources(paths, skip=skip)
-    documents, problems = load_sources(sources)
-    results.extend(problems)
+    documents, results, _ = app_documents(
+        paths, os.environ if env is None else env, show or show_from(os.getcwd()), raw=raw, skip=skip
+    )
     kept, problems = without_configuration(documents)
     return kept, results + problems
 
 
 def without_configuration(documents: Iterable[Document]) -> tuple[list[Document], list[Result]]:
-    """The documents that are manifests: local-config and settings documents are left out, each with its note."""
+    """The documents that are manifests: local-config, settings and kustomize documents are left out, each with its note."""
     kept: list[Document] = []
     results: list[Result] = []
     for doc in documents:
@@ -220,6 +252,8 @@ def without_configuration(documents: Iterable[Document]) -> tuple[list[Document]
             results.append(local_config_note(doc.obj).with_source(doc.file, doc.index))
         elif is_settings_document(doc.obj):
             results.append(settings_document_note(doc.obj).with_source(doc.file, doc.index))
+        elif is_kustomize_document(doc.obj):
+            results.append(kustomize_document_note(doc.obj).with_source(doc.file, doc.index))
         else:
             kept.append(doc)
     return kept, results

@@ -11,32 +11,34 @@ CD's directory mode leaves them out), and documents marked
 
 Mirrors: argo-cd cmpserver/plugin/plugin.go (the unpacked repository and the app path),
 reposerver/repository/repository.go (findManifests, and kustomize for a folder with a
-kustomization).
+kustomization). The reading itself is the app reader's, shared by every front end
+(``plugin.app_reader``): a sub-folder holding a kustomization is built too, never read raw.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from collections.abc import Collection, Mapping, Sequence
 from renderer.records import dataclass
 from typing import Any
 
+from plugin.app_reader import (
+    build_apps,
+    find_kustomization,
+    kustomize_build,
+    split_apps,
+)
 from plugin.files import (
     LOCAL_CONFIG_ANNOTATION,
-    MAX_OBJECTS,
-    decode,
     is_within as _is_within,
     load_sources,
     read_files,
     shown_path,
-    too_many_objects,
     walk_manifests,
 )
-from plugin.yamlio.codec import Document, load_documents
+from plugin.yamlio.codec import Document
 from renderer import consts
-from plugin.settings import RENDER_CONFIG_KIND
+from plugin.settings import RENDER_CONFIG_KIND, is_kustomize_document
 from renderer.results import Code, Result, Severity
 
 # Argo CD's cmp-server unpacks every request into $ARGOCD_CMP_WORKDIR/_cmp_server/<uuid>/
@@ -82,83 +84,28 @@ class Tree:
         return shown_path(path, self.root)
 
 
-# The names kustomize looks for, in its order (api/konfig/general.go RecognizedKustomizationFileNames).
-KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
-# Our own share of Argo CD's 60 s generate deadline for the build.
-KUSTOMIZE_TIMEOUT = 40.0
-MAX_TOOL_LINES = 20
-
-
-def find_kustomization(app: str) -> str | None:
-    """The app folder's own kustomization file, if it has one."""
-    for name in KUSTOMIZATION_FILES:
-        path = os.path.join(app, name)
-        if os.path.isfile(path):
-            return path
-    return None
-
-
-def kustomize_command(env: Mapping[str, str]) -> list[str] | None:
-    """``kustomize build .`` when kustomize is on PATH, else ``kubectl kustomize .``."""
-    search = env.get("PATH", os.defpath)
-    kustomize = shutil.which("kustomize", path=search)
-    if kustomize:
-        return [kustomize, "build", "."]
-    kubectl = shutil.which("kubectl", path=search)
-    if kubectl:
-        return [kubectl, "kustomize", "."]
-    return None
-
-
-def kustomize_build(tree: Tree, kustomization: str, env: Mapping[str, str]) -> tuple[list[Document], list[Result]]:
-    """The objects ``kustomize build`` makes of the app folder, as documents of its kustomization.
-
-    Why: Argo CD builds a folder holding a kustomization instead of reading its files; with the
-    plugin named, the plugin must do the same, then render what the build produced. The build
-    runs in the app folder with the sidecar's environment and no standard input, as Argo CD
-    runs its own kustomize (no alpha plugins, no exec functions, no Helm).
-    """
-    display = tree.display(kustomization)
-    command = kustomize_command(env)
-    if command is None:
-        return [], [Result("the folder holds a kustomization, but neither kustomize nor kubectl is on PATH", file=display, code=Code.INPUT)]
-    try:
-        proc = subprocess.run(
-            command, cwd=tree.app, env=dict(env), stdin=subprocess.DEVNULL, capture_output=True, timeout=KUSTOMIZE_TIMEOUT, check=False
-        )
-    except subprocess.TimeoutExpired:
-        return [], [Result(f"{' '.join(os.path.basename(c) if i == 0 else c for i, c in enumerate(command))} "
-                           f"did not finish within {KUSTOMIZE_TIMEOUT:.0f} s", file=display, code=Code.INPUT)]
-    except OSError as err:
-        return [], [Result(f"cannot run {command[0]}: {err.strerror or err}", file=display, code=Code.INPUT)]
-    tool = " ".join([os.path.basename(command[0]), *command[1:]])
-    if proc.returncode != 0:
-        lines = [line.strip() for line in proc.stderr.decode("utf-8", errors="replace").splitlines() if line.strip()]
-        detail = "; ".join(lines[:MAX_TOOL_LINES]) or "no message"
-        return [], [Result(f"{tool} failed (exit {proc.returncode}): {detail}", file=display, code=Code.INPUT)]
-    text, problems = decode(proc.stdout, display)
-    if text is None:
-        return [], problems
-    documents, problems = load_documents(text, display)
-    if len(documents) > MAX_OBJECTS:
-        return [], [too_many_objects(MAX_OBJECTS, display)]
-    return documents, problems
-
-
 def collect_documents(tree: Tree, skip: Collection[str], env: Mapping[str, str]) -> tuple[list[Document], list[Result], str]:
-    """The app folder's documents, its problems, and a few words on what was read."""
+    """The app folder's documents, its problems, and a few words on what was read (``plugin.app_reader``)."""
     kustomization = find_kustomization(tree.app)
     if kustomization is not None:
-        documents, results = kustomize_build(tree, kustomization, env)
-        return documents, results, f"kustomize build of {tree.display(kustomization)} gave {len(documents)} objects"
-    files, results = walk_manifests(tree.app, confine_to=tree.root, skip=skip)
+        built = kustomize_build(tree.app, kustomization, env, tree.display)
+        return built.documents, built.results, f"kustomize build of {tree.display(kustomization)} gave {len(built.documents)} objects"
+    found: list[tuple[str, str]] = []
+    files, results = walk_manifests(tree.app, confine_to=tree.root, skip=skip, apps=found)
+    apps, notes = split_apps(found, tree.display)
+    results.extend(notes)
     sources, problems = read_files(files)
     results.extend(problems)
     documents, problems = load_sources(sources)
     results.extend(problems)
     documents, problems = drop_non_manifests(documents)
     results.extend(problems)
-    return documents, results, f"found {len(files)} manifest files"
+    builds, problems = build_apps(apps, env, tree.display)
+    results.extend(problems)
+    for built in builds:
+        documents.extend(built.documents)
+    described = f"found {len(files)} manifest files" + (f" and {len(apps)} kustomize apps" if apps else "")
+    return documents, results, described
 
 
 def _is_kubernetes_object(obj: Any) -> bool:
@@ -199,6 +146,11 @@ def not_deployable(obj: Any) -> Result | None:
     metadata = obj.get("metadata")
     if not isinstance(metadata, dict) or not (metadata.get("name") or metadata.get("generateName")):
         return Result("metadata.name is required", field="metadata.name", code=Code.INPUT)
+    if is_kustomize_document(obj):
+        return Result(
+            f"a kustomize {obj['kind']} is input to kustomize, not an object to deploy (a folder holding it is built)",
+            code=Code.INPUT,
+        )
     if obj.get("kind") in (RENDER_CONFIG_KIND, consts.OPERATOR_CONFIG_KIND):
         return Result(
             f"a {obj['kind']} is configuration, not an object to deploy: name its file with the config "

@@ -29,7 +29,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from plugin.files import read_text
-from plugin.frontends.cmp_sources import KUSTOMIZATION_FILES, Tree, kustomize_build, kustomize_command
+from plugin.app_reader import kustomize_build, kustomize_command
+from plugin.files import KUSTOMIZATION_FILES
 from plugin.frontends.convert_check import rendering
 from plugin.yamlio.codec import load_documents
 from renderer.records import dataclass
@@ -253,11 +254,11 @@ def _closure(kustomizations: Sequence[Kustomization]) -> set[str]:
 def _built(tree_root: str, kustomization: str, env: Mapping[str, str]) -> tuple[list[Any] | None, str]:
     """The objects of one build (None and the reason when it fails)."""
     folder = os.path.dirname(kustomization)
-    docs, problems = kustomize_build(Tree(tree_root, folder), kustomization, env)
-    errors = [r for r in problems if r.is_error]
+    build = kustomize_build(folder, kustomization, env, lambda path: os.path.relpath(path, tree_root))
+    errors = [r for r in build.results if r.is_error]
     if errors:
         return None, errors[0].message
-    return [d.obj for d in docs], ""
+    return [d.obj for d in build.documents], ""
 
 
 def check_builds(

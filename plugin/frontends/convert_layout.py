@@ -25,7 +25,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import LiteralScalarString, SingleQuotedScalarString
 
-from plugin.yamlio.scalars import STR, go_resolve
+from renderer.gocompat.yamlresolve import STR, go_resolve
 
 Path = tuple[Any, ...]
 

@@ -6,6 +6,11 @@ git revision ``REV`` of ``PATH``. The report says which workloads are replaced (
 hash renamed them), which roll (pod template changed), which only scale, what else changed,
 and the GPU and pod totals before and after.
 
+Both sides are read by the app reader (``plugin.app_reader``), as the Argo CD plugin reads an
+app: a folder holding a kustomization is its ``kustomize build``. For ``--base`` the
+revision's tree is extracted to a temporary folder (all of it when a path holds a
+kustomization, whose files may lie anywhere in the repository) and built there.
+
 Exit codes: 0 (no change, or any change without ``--exit-code``), 1 when a side fails to render
 or git cannot give the base revision, or, with ``--exit-code``, when anything changed (as
 ``git diff --exit-code``); 2 on a usage error.
@@ -24,7 +29,7 @@ from typing import Any, TextIO
 
 from plugin.impact import WORKLOAD_KINDS, ADDED, CHANGED, REMOVED, REPLACED, ROLLED, SCALED, Change, Impact, compare, identity
 from plugin.options import CommonOptions
-from plugin.files import is_within
+from plugin.files import KUSTOMIZATION_FILES, is_within
 from plugin.settings import Settings, load_manifests, settings_files, settings_from_args
 from renderer.bundle import Item, render_bundle
 from renderer.clashes import Identities, Identity
@@ -60,6 +65,11 @@ def run(
     if settings is None or any(r.is_error for r in problems):
         _report(problems, stderr)
         return 1
+    missing = missing_kustomize(new if base is not None else [*old, *new], common.raw)
+    if missing is not None:
+        # one line for both sides
+        _report([missing], stderr)
+        return 1
     with tempfile.TemporaryDirectory(prefix="dynamo-render-diff-") as scratch:
         if base is not None:
             old_side, problems = checkout(base, new, scratch)
@@ -68,8 +78,8 @@ def run(
                 return 1
         else:
             old_side = Side("old", tuple(old))
-        (before, sources_before), problems_before = render_side(old_side, settings)
-        (after, sources_after), problems_after = render_side(Side("new", tuple(new)), settings)
+        (before, sources_before), problems_before = render_side(old_side, settings, common.raw)
+        (after, sources_after), problems_after = render_side(Side("new", tuple(new)), settings, common.raw)
     problems = problems_before + problems_after
     _report(problems, stderr)
     if before is None or after is None:
@@ -85,8 +95,21 @@ def run(
     return 1 if exit_code and impact.changed else 0
 
 
+def missing_kustomize(paths: Sequence[str], raw: bool) -> Result | None:
+    """The one error when a path is a kustomize app and neither kustomize nor kubectl can be found."""
+    from plugin.app_reader import app_of_path, kustomize_build, kustomize_command, show_from
+
+    if raw or kustomize_command(os.environ) is not None:
+        return None
+    for path in paths:
+        app = app_of_path(path, raw)
+        if app is not None:
+            return kustomize_build(*app, os.environ, show_from(os.getcwd())).results[0]
+    return None
+
+
 def render_side(
-    side: Side, settings: Settings
+    side: Side, settings: Settings, raw: bool = False
 ) -> tuple[tuple[list[dict[str, Any]] | None, dict[Identity, str]], list[Result]]:
     """Every object the render command would print for ``side`` (None when any error), and its sources.
 
@@ -101,7 +124,7 @@ def render_side(
         top, root = os.path.realpath(side.top), os.path.join(os.path.realpath(side.rename[0]), "")
         named = [os.path.realpath(p) for p in settings.config_files]
         skip = settings_files(settings, [root + os.path.relpath(p, top) for p in named if is_within(p, top)])
-    documents, problems = load_manifests(side.paths, settings, skip)
+    documents, problems = load_manifests(side.paths, settings, skip, raw=raw)
     results.extend(problems)
     if not any(r.is_error for r in results):
         rendered = render_bundle(
@@ -152,11 +175,14 @@ def checkout(rev: str, paths: Sequence[str], scratch: str) -> tuple[Side | None,
         listed, _ = _git(["ls-tree", "--name-only", commit.decode().strip(), "--", rel], top)
         if listed:
             present.append(rel)
-    root = os.path.join(scratch, "base")
+    root = os.path.join(os.path.realpath(scratch), "base")
     os.makedirs(root)
     if present:
         archive = os.path.join(scratch, "base.tar")
-        _, error = _git(["archive", "--format=tar", f"--output={archive}", commit.decode().strip(), "--", *present], top)
+        # A kustomization may name files anywhere in the repository (an overlay's ../base, shared
+        # components): then the revision's whole tree is extracted, so it builds as it would there.
+        wanted = [] if any(_holds_kustomization(commit.decode().strip(), rel, top) for rel in present) else present
+        _, error = _git(["archive", "--format=tar", f"--output={archive}", commit.decode().strip(), "--", *wanted], top)
         if error:
             return None, [Result(f"--base {rev}: git archive failed: {error}", code=Code.INPUT)]
         with tarfile.open(archive) as tar:
@@ -168,6 +194,13 @@ def checkout(rev: str, paths: Sequence[str], scratch: str) -> tuple[Side | None,
         open(empty, "w").close()
         side_paths = (empty,)
     return Side(rev, side_paths, rename=(root + os.sep, f"{rev}:"), top=top), []
+
+
+def _holds_kustomization(commit: str, rel: str, top: str) -> bool:
+    """Whether ``rel`` at ``commit`` is, or holds, a kustomization file."""
+    listed, _ = _git(["ls-tree", "-r", "--name-only", commit, "--", rel], top)
+    names = (listed or b"").decode(errors="replace").splitlines()
+    return any(os.path.basename(name) in KUSTOMIZATION_FILES for name in names)
 
 
 def _git(args: list[str], cwd: str) -> tuple[bytes | None, str]:

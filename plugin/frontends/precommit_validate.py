@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from renderer.records import replace
 from typing import TYPE_CHECKING, TextIO
 
+from plugin.app_reader import PLAIN, Role, role_of
 from plugin.files import ObjectBudget, Source, read_sources
 from plugin.yamlio.codec import Document
 from plugin.options import CommonOptions
@@ -97,24 +98,42 @@ def validate_source(
     error naming both (pre-commit may split a commit's files into chunks; each chunk is one run).
     ``loaded`` is the file already parsed.
     """
-    from renderer.bundle import Item, render_bundle
-
     if not mentions_dynamo_kind(source.text):
         return []
     documents, problems = loaded if loaded is not None else (budget or ObjectBudget()).load(source)
     results = list(problems)
     if documents is None:
         return results
+    return results + validate_documents(documents, settings, identities, source.name)
+
+
+def validate_documents(
+    documents: Sequence[Document], settings: Settings, identities: Identities | None = None, file: str = ""
+) -> list[Result]:
+    """Admission rules and rendering for parsed documents (a file's, or an app's build); ``file`` names notes without one."""
+    from renderer.bundle import Item, render_bundle
+
     items = [Item(doc.obj, doc.file, doc.index) for doc in documents]
     rendered = render_bundle(
         items, settings.config, settings.namespace, cluster_layers=settings.cluster_layers, identities=identities
     )
+    results: list[Result] = []
     for result in rendered.results:
         if not result.file and result.resource is not None:
             # cluster-state notes name an object of this file but no document
-            result = result.with_source(source.name, None)
+            result = result.with_source(file or _first_file(documents, result), None)
         results.append(strict_preserved_content(strict_pod_template(result)))
     return results
+
+
+def _first_file(documents: Sequence[Document], result: Result) -> str:
+    """The file of the first document holding the object a result names."""
+    from renderer.results import ResourceRef
+
+    for doc in documents:
+        if isinstance(doc.obj, dict) and result.resource is not None and ResourceRef.of(doc.obj) == result.resource:
+            return doc.file
+    return documents[0].file if documents else ""
 
 
 def mentions_settings_kind(text: str) -> bool:
@@ -172,7 +191,13 @@ def run(filenames: Sequence[str], args: CommonOptions, stdout: TextIO, env: Mapp
     """
     handoff = ChunkHandoff.of_run(env if env is not None else os.environ, args)
     earlier, earlier_dynamo = handoff.earlier() if handoff is not None else ([], False)
-    sources, results = read_sources(filenames)
+    # Files that belong to a kustomization are read as kustomize reads them (plugin.app_reader):
+    # through their folder's build, or as patches; only the others are read as they are.
+    cwd = os.getcwd()
+    roles = {} if args.raw else {name: role_of(name, cwd) for name in filenames}
+    plain = [name for name in filenames if roles.get(name, PLAIN).kind == "plain"]
+    earlier = [name for name in earlier if args.raw or role_of(name, cwd).kind == "plain"]
+    sources, results = read_sources(plain)
     # The renderer (and the settings it needs) load only when some file names a Dynamo kind:
     # a commit without Dynamo manifests costs a read and a substring search per file.
     candidates = [source for source in sources if mentions_dynamo_kind(source.text)]
@@ -228,8 +253,116 @@ def run(filenames: Sequence[str], args: CommonOptions, stdout: TextIO, env: Mapp
         # Nothing is rendered: the YAML problems of the settings files parsed above still count.
         for _, problems in loaded.values():
             results.extend(problems)
+    if roles:
+        results.extend(validate_kustomize_files(roles, args, texts, os.environ if env is None else env))
     report(results, texts, stdout, args.verbose)
     return 1 if any(r.is_error for r in results) else 0
+
+
+def validate_kustomize_files(roles: Mapping[str, Role], args: CommonOptions, texts: dict[str, str], env: Mapping[str, str]) -> list[Result]:
+    """The files of the run that belong to a kustomization: patches checked as patches, apps through their build.
+
+    Each app folder is built once (``plugin.app_reader.kustomize_build``) and its objects go
+    through the same checks as a file's, in an identity index of their own: an app is deployed
+    on its own, and the overlays of one base are alternatives, not one bundle. Problems name
+    the source file each object came from. ``texts`` gets the texts of the files named.
+    """
+    from plugin.app_reader import kustomize_build, show_from
+
+    show = show_from(os.getcwd())
+    results: list[Result] = []
+    apps: dict[str, Role] = {}
+    for name, role in roles.items():
+        if role.kind == "patch":
+            found, text = check_patch(name, show(role.kustomization))
+            results.extend(found)
+            if text is not None and any(r.severity is not Severity.INFO for r in found):
+                texts[name] = text
+        elif role.kind == "component":
+            results.append(Result(
+                "a kustomize Component: not an object; it builds only in a Kustomization that lists it under components, "
+                "and its patches are checked as patches", severity=Severity.INFO, file=name, code=Code.NOTE,
+            ))
+        elif role.kind == "config":
+            results.append(Result(
+                f"kustomize configuration that {show(role.kustomization)} reads: not an object", severity=Severity.INFO,
+                file=name, code=Code.NOTE,
+            ))
+        elif role.kind == "app":
+            apps.setdefault(os.path.realpath(role.folder), role)
+            results.append(Result(
+                f"checked through the kustomize build of {show(role.kustomization)}", severity=Severity.INFO, file=name, code=Code.NOTE,
+            ))
+    if not apps:
+        return results
+    from plugin.settings import settings_from_args, without_configuration
+    from renderer.bundle import is_dcd, is_dgd
+    from renderer.clashes import Identities
+
+    settings, problems = settings_from_args(args)
+    results.extend(problems)
+    if settings is None:
+        return results
+    for role in apps.values():
+        built = kustomize_build(role.folder, role.kustomization, env, show)
+        results.extend(built.results)
+        documents, _ = without_configuration(built.documents)
+        if not any(is_dcd(d.obj) or is_dgd(d.obj) for d in documents):
+            continue
+        found = validate_documents(documents, settings, Identities(settings.namespace))
+        results.extend(found)
+        if any(r.severity is not Severity.INFO or args.verbose for r in found):
+            texts.update(built.texts)
+    return results
+
+
+# The Dynamo kinds of the operator's CRDs (deploy/operator/config/crd/bases at the reference commit).
+DYNAMO_GROUP = "nvidia.com"
+DYNAMO_CRD_KINDS = (
+    "DynamoCheckpoint", consts.DCD_KIND, "DynamoGraphDeploymentRequest", consts.DGD_KIND,
+    "DynamoGraphDeploymentScalingAdapter", "DynamoModel", "DynamoWorkerMetadata",
+)
+
+
+def check_patch(name: str, kustomization: str) -> tuple[list[Result], str | None]:
+    """A kustomize patch file checked as a patch: it parses and names a known kind; never as a whole object.
+
+    Why: a strategic-merge patch holds only the fields it changes (no image, no required
+    fields), so checking it as an object refuses every real patch. A JSON 6902 patch is a list
+    of operations, each with ``op`` and ``path``.
+    """
+    from plugin.files import read_text
+    from plugin.yamlio.codec import load_documents
+
+    text, problems = read_text(name)
+    if text is None:
+        return problems, None
+    documents, problems = load_documents(text, name)
+    if problems:
+        return problems, text
+    results: list[Result] = []
+    for doc in documents:
+        obj = doc.obj
+        if isinstance(obj, list):
+            if not all(isinstance(op, dict) and isinstance(op.get("op"), str) and isinstance(op.get("path"), str) for op in obj):
+                results.append(Result("a JSON 6902 patch must be a list of operations, each with op and path", file=name, index=doc.index, code=Code.INPUT))
+            continue
+        if not isinstance(obj, dict) or not isinstance(obj.get("kind"), str) or not obj.get("kind"):
+            results.append(Result("a kustomize patch must name the kind it patches (kind is missing)", field="kind", file=name, index=doc.index, code=Code.INPUT))
+            continue
+        api_version = obj.get("apiVersion")
+        group = api_version.split("/", 1)[0] if isinstance(api_version, str) and "/" in api_version else ""
+        if group == DYNAMO_GROUP and obj["kind"] not in DYNAMO_CRD_KINDS:
+            results.append(Result(
+                f"unknown {DYNAMO_GROUP} kind {obj['kind']!r} (valid: {', '.join(DYNAMO_CRD_KINDS)})", field="kind", file=name, index=doc.index,
+                code=Code.INPUT,
+            ))
+    if not results:
+        results.append(Result(
+            f"a kustomize patch that {kustomization} applies: checked as a patch (it parses and names a known kind), "
+            "not as a whole object", severity=Severity.INFO, file=name, code=Code.NOTE,
+        ))
+    return results, text
 
 
 class ChunkHandoff:

@@ -64,7 +64,7 @@ def run(
             discovered.append(StateLayer(LIVE_SOURCE, api_versions=served))
     settings, problems = settings_from_args(common, more, discovered)
     results.extend(problems)
-    documents, problems = load_manifests(paths, settings)
+    documents, problems = load_manifests(paths, settings, raw=common.raw)
     results.extend(problems)
     if settings is None or any(r.is_error for r in results):
         report(results, stderr, verbose)
