@@ -16,7 +16,7 @@ The method is perturbation, which is exact because the core is pure and determin
 scalar of the source, the operator configuration, the plugin settings and the cluster-state
 objects is changed in turn (a digit or letter moved, an integer moved by one, a boolean
 flipped, keeping the value's format so the render still succeeds), the bundle is rendered
-again, and the leaves of the object that changed are the ones that field determines. A leaf
+again (with each of its mutations), and the leaves that changed are the ones that field determines. A leaf
 whose value equals such a field's value is that field's (moved); a leaf only one field changes
 is computed from it; anything else is ``operator``. A mutation the render refuses is replaced
 by the next one; a field with no mutation the render accepts is listed in ``unresolved``.
@@ -146,7 +146,6 @@ def mutations(value: Any) -> Iterator[Any]:
             swapped = "y" if ch.lower() == "z" else chr(ord(ch.lower()) + 1)
             yield value[:i] + (swapped.upper() if ch.isupper() else swapped) + value[i + 1 :]
         yield value + "x"
-        yield value + "1"
 
 
 @dataclass(frozen=True)
@@ -487,17 +486,21 @@ def explain(
     effects: dict[tuple[Step, ...], list[Field]] = {steps: [] for steps in before}
     unresolved: list[Field] = []
     for field in fields:
+        # Every mutation, not only the first the render accepts: a field may matter for some
+        # values only (a v1alpha1 componentType "worker" and "decode" both give a decode DCD
+        # when subComponentType says decode).
+        changed: set[tuple[Step, ...]] = set()
+        accepted = False
         for new in mutations(field.value):
             rendered = renderer.perturbed(field, new)
-            if rendered is None:
-                continue
-            counterpart = _counterpart(rendered, position, target.kind, len(objects), target)
+            counterpart = _counterpart(rendered, position, target.kind, len(objects), target) if rendered is not None else None
             if counterpart is None:
                 continue
-            for steps in changed_leaves(before, counterpart):
-                effects[steps].append(field)
-            break
-        else:
+            accepted = True
+            changed |= changed_leaves(before, counterpart)
+        for steps in changed:
+            effects[steps].append(field)
+        if not accepted:
             unresolved.append(field)
     rules = tracer.rules(obj)
     entries = [_entry(steps, value, effects[steps], rules.get(steps, "")) for steps, value in sorted(before.items(), key=lambda kv: _sort_key(kv[0]))]
