@@ -32,6 +32,7 @@ def parse_dcd(
     checkpoint_gate: bool = False,
     admission: bool = True,
     runtime_source: str = consts.V1BETA1,
+    list_maps: bool | None = None,
 ) -> tuple[DCD | None, list[Result]]:
     """Validate and default one DCD document; every problem becomes a Result.
 
@@ -39,6 +40,8 @@ def parse_dcd(
     podTemplate fields, ignored fields) come back alongside a usable DCD. A v1alpha1 DCD is
     admitted and converted first (renderer/admission/v1alpha1/admit.py); ``runtime_source`` is
     the API version the user wrote, which decides the form of the runtime-version rule.
+    ``list_maps`` (default: a v1beta1 source) checks the podTemplate's list-map keys; a DCD a
+    DGD generates has them checked with the whole v1beta1 CRD (renderer/admission/dcd_crd.py).
     """
     ref = ResourceRef.of(obj)
     results: list[Result] = []
@@ -60,7 +63,9 @@ def parse_dcd(
 
     pod_template: dict[str, Any] | None = None
     if spec.pod_template is not None:
-        pod_template, problems = admit_pod_template(spec.pod_template, "spec.podTemplate")
+        pod_template, problems = admit_pod_template(
+            spec.pod_template, "spec.podTemplate", runtime_source == consts.V1BETA1 if list_maps is None else list_maps
+        )
         results.extend(p.with_resource(ref) for p in problems)
 
     try:
@@ -159,14 +164,20 @@ def spec_object(obj: dict[str, Any], ref: ResourceRef, results: list[Result]) ->
     return raw_spec
 
 
-def admit_pod_template(pod_template: dict[str, Any], path: str) -> tuple[dict[str, Any] | None, list[Result]]:
+def admit_pod_template(
+    pod_template: dict[str, Any], path: str, list_maps: bool = True
+) -> tuple[dict[str, Any] | None, list[Result]]:
     """An embedded pod template as the operator decodes it, and the problems on the way.
 
     The API server defaults and validates the pod template against the CRD's structural schema
-    and its own pod rules; then the operator's typed Go decode normalises it.
+    and its own pod rules; then the operator's typed Go decode normalises it. A template
+    converted from v1alpha1 (``list_maps`` False) was validated against the v1alpha1 schema,
+    which declares some of its sources plain arrays (``envs``, ``volumeMounts``,
+    ``resources.claims``): the API server admits repeated keys there, so the v1beta1 list-map
+    uniqueness is not checked on the converted template.
     """
     defaulted = podtemplate_schema.apply_defaults(pod_template)
-    results = podtemplate_schema.validate(defaulted, path)
+    results = podtemplate_schema.validate(defaulted, path, list_maps)
     results.extend(podrules.validate(defaulted, path))
     normalized, problems = gotypes.normalize("PodTemplateSpec", defaulted, path)
     results.extend(problems)

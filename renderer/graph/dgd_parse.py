@@ -90,7 +90,7 @@ def parse_dgd(
             component = component.model_copy(update={"replicas": 1})
         pod_template: dict[str, Any] | None = None
         if component.pod_template is not None:
-            admitted, problems = admit_pod_template(component.pod_template, f"{path}.podTemplate")
+            admitted, problems = admit_pod_template(component.pod_template, f"{path}.podTemplate", runtime_source == consts.V1BETA1)
             results.extend(p.with_resource(ref) for p in problems)
             if admitted is not None:
                 pod_template = gotypes.drop_nulls(admitted)

@@ -428,7 +428,7 @@ def grove_component_dcd(dgd: DGD, component: Component, obj: dict[str, Any], con
     backend = discovery_backend(config.operator.discovery.backend, dgd.annotations)
     if backend:
         template["metadata"]["annotations"][consts.ANNOTATION_DISCOVERY_BACKEND] = backend
-    dcd, results = parse_dcd(obj, dgd.namespace, config.checkpoint_enabled, admission=False)
+    dcd, results = parse_dcd(obj, dgd.namespace, config.checkpoint_enabled, admission=False, list_maps=False)
     if dcd is None:
         first = next((r for r in results if r.is_error), None)
         raise RenderError(first.message if first else "component is invalid", first.field if first and first.field else component.path)

@@ -57,8 +57,20 @@ _INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 
 def admit(kind: str, spec: Any) -> tuple[Any, list[Result]]:
     """Prune, default and validate a v1alpha1 ``spec`` of ``kind``; problems under ``spec``."""
-    walker = _Walker(K8S_SUBTREES[kind])
-    out = walker.walk(ROOTS[kind], spec, "spec", (), owned=True)
+    return admit_against(NODES, ROOTS[kind], K8S_SUBTREES[kind], spec)
+
+
+def admit_against(
+    nodes: tuple[dict[str, Any], ...], root: int, k8s: frozenset[tuple[str, ...]], spec: Any, owned: bool = True
+) -> tuple[Any, list[Result]]:
+    """Prune, default and validate ``spec`` against node ``root`` of a generated schema table.
+
+    ``k8s`` names the subtrees that hold embedded Kubernetes types (unknown fields there are
+    warnings); with ``owned`` False the whole spec is treated so. The v1beta1 DCD CRD uses the
+    same walker (renderer/admission/dcd_crd.py).
+    """
+    walker = _Walker(nodes, k8s)
+    out = walker.walk(root, spec, "spec", (), owned=owned)
     return out, walker.results
 
 
@@ -75,7 +87,8 @@ def _show(value: Any) -> str:
 
 
 class _Walker:
-    def __init__(self, k8s: frozenset[tuple[str, ...]]) -> None:
+    def __init__(self, nodes: tuple[dict[str, Any], ...], k8s: frozenset[tuple[str, ...]]) -> None:
+        self.nodes = nodes
         self.k8s = k8s
         self.results: list[Result] = []
 
@@ -84,7 +97,7 @@ class _Walker:
 
     def walk(self, index: int, value: Any, path: str, names: tuple[str, ...], owned: bool) -> Any:
         """Check one value against node ``index``; return it pruned and defaulted."""
-        node = NODES[index]
+        node = self.nodes[index]
         if not self._type_ok(node, value, path):
             return value
         if isinstance(value, dict):
@@ -165,9 +178,9 @@ class _Walker:
                 self.error(f'unknown field "{key}"', f"{path}.{key}", Severity.WARNING, Code.UNKNOWN_FIELD)
         # Structural defaults fill absent fields; the default itself is then validated.
         for key, child in properties.items():
-            if key not in out and "default" in NODES[child]:
+            if key not in out and "default" in self.nodes[child]:
                 child_names = (*names, key)
-                out[key] = self.walk(child, copy.deepcopy(NODES[child]["default"]), f"{path}.{key}", child_names, owned)
+                out[key] = self.walk(child, copy.deepcopy(self.nodes[child]["default"]), f"{path}.{key}", child_names, owned)
         for key in node.get("required", ()):
             if key not in out:
                 self.error("required field missing", f"{path}.{key}")
@@ -185,7 +198,7 @@ class _Walker:
         for i, item in enumerate(value):
             if isinstance(items, int):
                 if item is None:
-                    self.error(f"expected {NODES[items].get('type') or 'value'}, got null", f"{path}[{i}]")
+                    self.error(f"expected {self.nodes[items].get('type') or 'value'}, got null", f"{path}[{i}]")
                     continue
                 out.append(self.walk(items, item, f"{path}[{i}]", names, owned))
             else:
