@@ -21,7 +21,7 @@ from renderer.admission import objectmeta, podrules, podtemplate_schema
 from renderer.admission.api import DCD, DNS1123_SUBDOMAIN, DynamoComponentDeploymentSpec, StrictModel
 from renderer.admission.webhook import validate_admission
 from renderer.admission.v1alpha1.alpha_view import dcd_view
-from renderer.results import Code, RenderError, ResourceRef, Result, describe_kind, field_path
+from renderer.results import Code, RenderError, ResourceRef, Result, Severity, describe_kind, field_path, unknown_field_message
 
 ModelT = TypeVar("ModelT", bound=StrictModel)
 
@@ -180,8 +180,25 @@ def admit_pod_template(
     results = podtemplate_schema.validate(defaulted, path, list_maps)
     results.extend(podrules.validate(defaulted, path))
     normalized, problems = gotypes.normalize("PodTemplateSpec", defaulted, path)
-    results.extend(problems)
+    results.extend(strict_unknown_fields(problems))
     return (normalized if isinstance(normalized, dict) else None), results
+
+
+def strict_unknown_fields(results: list[Result]) -> list[Result]:
+    """Unknown fields of an embedded Kubernetes type as errors, as strict field validation refuses them.
+
+    The typed decode drops them (a warning there); the policy is to refuse them everywhere
+    (renderer.results.unknown_field_message).
+    """
+    from renderer.records import replace
+
+    out: list[Result] = []
+    for r in results:
+        if r.code is Code.UNKNOWN_FIELD and r.severity is Severity.WARNING:
+            name = r.field.rsplit(".", 1)[-1]
+            r = replace(r, severity=Severity.ERROR, message=unknown_field_message(name))
+        out.append(r)
+    return out
 
 
 def parse_metadata(obj: dict[str, Any], default_namespace: str) -> tuple[ObjectMetadata | None, list[Result]]:
@@ -261,7 +278,7 @@ def validation_message(error: Any) -> str:
     ctx = error.get("ctx") or {}
     if kind == "extra_forbidden":
         loc = error["loc"]
-        return f'unknown field "{loc[-1]}"'
+        return unknown_field_message(str(loc[-1]))
     if kind == "missing":
         return "required field missing"
     if kind == "literal_error":

@@ -13,7 +13,7 @@ from typing import Any
 
 from renderer import consts
 from renderer.gocompat import gotypes
-from renderer.admission.parse import admit_pod_template, parse_head
+from renderer.admission.parse import admit_pod_template, parse_head, strict_unknown_fields
 from renderer.config import RenderConfig
 from renderer.graph.dgd import (
     DGD,
@@ -99,7 +99,7 @@ def parse_dgd(
     env: list[dict[str, Any]] = []
     for index, item in enumerate(spec.env or []):
         normalized, problems = gotypes.normalize("EnvVar", item, f"spec.env[{index}]")
-        results.extend(p.with_resource(ref) for p in problems)
+        results.extend(p.with_resource(ref) for p in strict_unknown_fields(problems))
         if isinstance(normalized, dict):
             env.append(gotypes.drop_nulls(normalized))
 

@@ -40,7 +40,7 @@ def _errors(kind: str, spec: Any) -> list[str]:
         ("DynamoComponentDeployment", {"replicas": -1}, ["[error] spec.replicas: must be >= 0 (got -1)"]),
         ("DynamoComponentDeployment", {"replicas": 2**31}, ["[error] spec.replicas: must be between -2147483648 and 2147483647 (got 2147483648)"]),
         ("DynamoComponentDeployment", {"backendFramework": "tgi"}, ['[error] spec.backendFramework: unsupported value "tgi" (valid: sglang, vllm, trtllm)']),
-        ("DynamoComponentDeployment", {"bogus": 1}, ['[error] spec.bogus: unknown field "bogus"']),
+        ("DynamoComponentDeployment", {"bogus": 1}, ['[error] spec.bogus: unknown field "bogus": the API server would prune this field and the operator would ignore it']),
         ("DynamoComponentDeployment", {"multinode": {"nodeCount": 1}}, ["[error] spec.multinode.nodeCount: must be >= 2 (got 1)"]),
         ("DynamoComponentDeployment", {"modelRef": {}}, ["[error] spec.modelRef.name: required field missing"]),
         ("DynamoComponentDeployment", {"runtimeVersionOverride": "v1"}, [
@@ -53,7 +53,7 @@ def _errors(kind: str, spec: Any) -> list[str]:
         ]),
         ("DynamoComponentDeployment", {"replicas": 0, "minAvailable": 2}, []),
         ("DynamoComponentDeployment", {"extraPodSpec": {"mainContainer": {"image": "x", "imagePullPolicy": "Always", "nope": 1}}}, [
-            '[warning] spec.extraPodSpec.mainContainer.nope: unknown field "nope"'
+            '[error] spec.extraPodSpec.mainContainer.nope: unknown field "nope": the API server would prune this field and the operator would ignore it'
         ]),
         ("DynamoComponentDeployment", {"extraPodSpec": {"volumes": [{"name": "a"}, {"name": "a"}]}}, [
             '[error] spec.extraPodSpec.volumes[1]: duplicate entry {"name": "a"} (the list is keyed by name)'

@@ -7,10 +7,9 @@ in the API server's order:
 
 - a ``null`` field is dropped (no v1alpha1 field is nullable), then structural ``default``s fill
   absent fields;
-- unknown fields: in Dynamo's own types they are errors, as on the v1beta1 path (the API
-  server would prune them silently, or refuse them under strict field validation); inside the
-  embedded Kubernetes types (``extraPodSpec``, ``envs``, probes, HPA fields, resource claims) they
-  are pruned with a warning, as unknown ``podTemplate`` fields are on the v1beta1 path;
+- unknown fields are errors, in Dynamo's own types and inside the embedded Kubernetes types
+  (``extraPodSpec``, ``envs``, probes, HPA fields, resource claims) alike, as on the v1beta1
+  path: strict field validation refuses them (the API server without it would prune them);
 - types, ``enum``, ``minimum``/``maximum``, lengths, ``pattern``, item and property counts,
   ``required``, int32/int64 ranges, and the uniqueness of ``set`` and ``map`` lists;
 - the CEL rules, ported in renderer/admission/v1alpha1/cel.py.
@@ -34,7 +33,7 @@ from typing import Any
 
 from renderer.admission.v1alpha1 import cel
 from renderer.admission.v1alpha1.crd_schema import NODES, ROOTS
-from renderer.results import Code, Result, Severity, describe_kind
+from renderer.results import Code, Result, Severity, describe_kind, unknown_field_message
 
 # Field paths (property names from the spec; "*" for a map entry) whose value is an embedded
 # Kubernetes type rather than one of Dynamo's own.
@@ -61,15 +60,17 @@ def admit(kind: str, spec: Any) -> tuple[Any, list[Result]]:
 
 
 def admit_against(
-    nodes: tuple[dict[str, Any], ...], root: int, k8s: frozenset[tuple[str, ...]], spec: Any, owned: bool = True
+    nodes: tuple[dict[str, Any], ...], root: int, k8s: frozenset[tuple[str, ...]], spec: Any, owned: bool = True, strict: bool = True
 ) -> tuple[Any, list[Result]]:
     """Prune, default and validate ``spec`` against node ``root`` of a generated schema table.
 
-    ``k8s`` names the subtrees that hold embedded Kubernetes types (unknown fields there are
-    warnings); with ``owned`` False the whole spec is treated so. The v1beta1 DCD CRD uses the
-    same walker (renderer/admission/dcd_crd.py).
+    ``k8s`` names the subtrees that hold embedded Kubernetes types; with ``owned`` False the
+    whole spec is treated so. An unknown field is an error in Dynamo's own types, and in the
+    embedded ones too when ``strict`` (the policy of renderer.results.unknown_field_message);
+    otherwise it is pruned without a word. The v1beta1 DCD CRD uses the same walker
+    (renderer/admission/dcd_crd.py).
     """
-    walker = _Walker(nodes, k8s)
+    walker = _Walker(nodes, k8s, strict)
     out = walker.walk(root, spec, "spec", (), owned=owned)
     return out, walker.results
 
@@ -87,9 +88,10 @@ def _show(value: Any) -> str:
 
 
 class _Walker:
-    def __init__(self, nodes: tuple[dict[str, Any], ...], k8s: frozenset[tuple[str, ...]]) -> None:
+    def __init__(self, nodes: tuple[dict[str, Any], ...], k8s: frozenset[tuple[str, ...]], strict: bool) -> None:
         self.nodes = nodes
         self.k8s = k8s
+        self.strict = strict
         self.results: list[Result] = []
 
     def error(self, message: str, path: str, severity: Severity = Severity.ERROR, code: Code = Code.SCHEMA) -> None:
@@ -172,10 +174,8 @@ class _Walker:
                 out[key] = self.walk(extra, item, f"{path}[{key}]", child_names, child_owned)
             elif preserve or extra is True:
                 out[key] = copy.deepcopy(item)
-            elif owned:
-                self.error(f'unknown field "{key}"', f"{path}.{key}", code=Code.UNKNOWN_FIELD)
-            else:
-                self.error(f'unknown field "{key}"', f"{path}.{key}", Severity.WARNING, Code.UNKNOWN_FIELD)
+            elif owned or self.strict:
+                self.error(unknown_field_message(str(key)), f"{path}.{key}", code=Code.UNKNOWN_FIELD)
         # Structural defaults fill absent fields; the default itself is then validated.
         for key, child in properties.items():
             if key not in out and "default" in self.nodes[child]:
