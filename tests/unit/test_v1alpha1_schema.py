@@ -93,3 +93,17 @@ def test_defaults_nulls_and_no_mutation() -> None:
         "scalingAdapter": {"enabled": False},
         "envs": [{"name": "A", "valueFrom": {"secretKeyRef": {"key": "k", "name": ""}}}],
     }
+
+
+def test_repeated_env_names_warn_on_each_dropped_entry() -> None:
+    from renderer.admission.v1alpha1.admit import repeated_envs
+
+    spec = {
+        "envs": [{"name": "A", "value": "1"}, {"name": "B"}, {"name": "A", "value": "2"}, {"name": "A", "value": "3"}],
+        "frontendSidecar": {"envs": [{"name": "C"}, {"name": "C"}]},
+    }
+    assert [(r.severity.value, r.field, r.message) for r in repeated_envs(spec)] == [
+        ("warning", "spec.envs[0]", 'env "A" is repeated at spec.envs[3]: the v1alpha1 schema admits repeated names and the operator keeps the last value'),
+        ("warning", "spec.envs[2]", 'env "A" is repeated at spec.envs[3]: the v1alpha1 schema admits repeated names and the operator keeps the last value'),
+        ("warning", "spec.frontendSidecar.envs[0]", 'env "C" is repeated at spec.frontendSidecar.envs[1]: the v1alpha1 schema admits repeated names and the operator keeps the last value'),
+    ]
