@@ -36,8 +36,8 @@ def parse_dcd(
 ) -> tuple[DCD | None, list[Result]]:
     """Validate and default one DCD document; every problem becomes a Result.
 
-    Returns ``(None, results)`` when any error-severity problem was found; warnings (unknown
-    podTemplate fields, ignored fields) come back alongside a usable DCD. A v1alpha1 DCD is
+    Returns ``(None, results)`` when any error-severity problem was found; warnings (ignored
+    fields) come back alongside a usable DCD. A v1alpha1 DCD is
     admitted and converted first (renderer/admission/v1alpha1/admit.py); ``runtime_source`` is
     the API version the user wrote, which decides the form of the runtime-version rule.
     ``list_maps`` (default: a v1beta1 source) checks the podTemplate's list-map keys; a DCD a
@@ -195,7 +195,8 @@ def strict_unknown_fields(results: list[Result]) -> list[Result]:
     out: list[Result] = []
     for r in results:
         if r.code is Code.UNKNOWN_FIELD and r.severity is Severity.WARNING:
-            name = r.field.rsplit(".", 1)[-1]
+            # the typed decode names the field as its message's one quoted word
+            name = r.message.split('"')[1] if r.message.count('"') >= 2 else r.field.rsplit(".", 1)[-1]
             r = replace(r, severity=Severity.ERROR, message=unknown_field_message(name))
         out.append(r)
     return out
