@@ -233,6 +233,16 @@ def describe_kind(value: Any, names: Mapping[str, str] | None = None) -> str:
     return type(value).__name__
 
 
+def unknown_field_message(name: str) -> str:
+    """The message of an unknown field: what strict validation and the operator would each do.
+
+    The policy (docs: Differences from the operator): an unknown field is an error everywhere,
+    in the Dynamo spec and in the embedded Kubernetes types, as kubectl and Argo CD validate
+    strictly by default; a server-side create without strict validation would drop it.
+    """
+    return f'unknown field "{name}": the API server would prune this field and the operator would ignore it'
+
+
 def go_quote(text: str) -> str:
     """Go's ``%q`` / strconv.Quote for a string: double quotes, Go escapes, UTF-8 kept."""
     out = ['"']

@@ -24,11 +24,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
-from renderer.records import replace
 from typing import TYPE_CHECKING, TextIO
 
 from plugin.app_reader import PLAIN, Role, role_of
@@ -37,6 +35,7 @@ from plugin.yamlio.codec import Document
 from plugin.options import CommonOptions
 from plugin.yamlio.lines import report
 from renderer import consts
+from renderer.records import replace
 from renderer.results import Code, Result, Severity
 
 if TYPE_CHECKING:
@@ -46,28 +45,11 @@ if TYPE_CHECKING:
 DYNAMO_KINDS = (consts.DCD_KIND, consts.DGD_KIND)
 # the plugin's own settings kinds (plugin.settings), checked when a file names one
 SETTINGS_KIND_NAMES = ("DynamoRenderConfig", consts.OPERATOR_CONFIG_KIND)
-# a DCD's spec.podTemplate or a DGD component's spec.components[i].podTemplate, and below
-POD_TEMPLATE_FIELD = re.compile(r"(?:^|\.)podTemplate(?:[.\[]|$)")
 
 
 def mentions_dynamo_kind(text: str) -> bool:
     """A cheap pre-filter: files that never name a Dynamo kind hold nothing to check."""
     return any(kind in text for kind in DYNAMO_KINDS)
-
-
-def strict_pod_template(result: Result) -> Result:
-    """An unknown field inside the pod template is an error, as strict server-side validation says.
-
-    The renderer reports it as a warning because the operator's typed decode silently drops
-    it; the API server would have refused the DCD under ``kubectl apply --validate=strict``.
-    """
-    if (
-        result.severity is Severity.WARNING
-        and result.code is Code.UNKNOWN_FIELD
-        and POD_TEMPLATE_FIELD.search(result.field) is not None
-    ):
-        return replace(result, severity=Severity.ERROR)
-    return result
 
 
 def strict_preserved_content(result: Result) -> Result:
@@ -122,7 +104,7 @@ def validate_documents(
         if not result.file and result.resource is not None:
             # cluster-state notes name an object of this file but no document
             result = result.with_source(file or _first_file(documents, result), None)
-        results.append(strict_preserved_content(strict_pod_template(result)))
+        results.append(strict_preserved_content(result))
     return results
 
 

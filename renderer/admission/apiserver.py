@@ -111,7 +111,12 @@ def _metadata(node: Any, path: str) -> Iterator[tuple[dict[str, Any], str]]:
 
 
 def _mount_references(spec: Any, prefix: str) -> list[Result]:
-    """A container's volume mounts must each name a volume of the pod (validateVolumeMounts)."""
+    """A container's volume mounts must each name a volume of the pod and have a path of their own,
+    and its resource claims must be distinct (validateVolumeMounts, validateResourceClaimNames).
+
+    A v1alpha1 source declares ``volumeMounts`` and ``resources.claims`` plain arrays, so a
+    repeat reaches the workload and the API server refuses the workload.
+    """
     if not isinstance(spec, dict):
         return []
     volumes = {v.get("name") for v in spec.get("volumes") or [] if isinstance(v, dict)}
@@ -120,6 +125,35 @@ def _mount_references(spec: Any, prefix: str) -> list[Result]:
         for index, container in enumerate(spec.get(field) or []):
             if not isinstance(container, dict):
                 continue
+            paths: set[str] = set()
+            for position, mount in enumerate(container.get("volumeMounts") or []):
+                mount_path = mount.get("mountPath") if isinstance(mount, dict) else None
+                if isinstance(mount_path, str) and mount_path in paths:
+                    results.append(
+                        Result(
+                            f"invalid value {objectmeta.show(mount_path)}: must be unique",
+                            field=f"{prefix}.{field}[{index}].volumeMounts[{position}].mountPath",
+                            code=Code.API_SERVER,
+                        )
+                    )
+                if isinstance(mount_path, str):
+                    paths.add(mount_path)
+            claims: set[str] = set()
+            resources = container.get("resources")
+            for position, claim in enumerate((resources.get("claims") if isinstance(resources, dict) else None) or []):
+                claim_name = claim.get("name") if isinstance(claim, dict) else None
+                # a claim is keyed by its name and request
+                key = f"{claim_name}/{claim.get('request')}" if isinstance(claim, dict) and claim.get("request") else claim_name
+                if isinstance(key, str) and key in claims:
+                    results.append(
+                        Result(
+                            f"duplicate value {objectmeta.show(str(claim_name))}",
+                            field=f"{prefix}.{field}[{index}].resources.claims[{position}]",
+                            code=Code.API_SERVER,
+                        )
+                    )
+                if isinstance(key, str):
+                    claims.add(key)
             for position, mount in enumerate(container.get("volumeMounts") or []):
                 name = mount.get("name") if isinstance(mount, dict) else None
                 if isinstance(name, str) and name not in volumes:

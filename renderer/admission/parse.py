@@ -22,7 +22,7 @@ from renderer.admission.api import DCD, DynamoComponentDeploymentSpec, StrictMod
 from renderer.admission.objectmeta import DNS1123_SUBDOMAIN
 from renderer.admission.webhook import validate_admission
 from renderer.conversion.alpha_view import dcd_view
-from renderer.results import Code, RenderError, ResourceRef, Result, describe_kind, field_path
+from renderer.results import Code, RenderError, ResourceRef, Result, Severity, describe_kind, field_path, unknown_field_message
 
 ModelT = TypeVar("ModelT", bound=StrictModel)
 
@@ -33,14 +33,16 @@ def parse_dcd(
     checkpoint_gate: bool = False,
     admission: bool = True,
     runtime_source: str = consts.V1BETA1,
+    list_maps: bool | None = None,
 ) -> tuple[DCD | None, list[Result]]:
     """Validate and default one DCD document; every problem becomes a Result.
 
-    Returns ``(None, results)`` when any error-severity problem was found; warnings (unknown
-    podTemplate fields, ignored fields) come back alongside a usable DCD. ``obj`` is a v1beta1
-    DCD: a v1alpha1 one goes through renderer/admission/v1alpha1/admit.py parse_alpha_dcd, which
-    converts it and calls this; ``runtime_source`` is the API version the user wrote, which
-    decides the form of the runtime-version rule.
+    Returns ``(None, results)`` when any error-severity problem was found; warnings (ignored
+    fields) come back alongside a usable DCD. A v1alpha1 DCD goes
+    through renderer/admission/v1alpha1/admit.py parse_alpha_dcd, which converts it and calls this; ``runtime_source`` is
+    the API version the user wrote, which decides the form of the runtime-version rule.
+    ``list_maps`` (default: a v1beta1 source) checks the podTemplate's list-map keys; a DCD a
+    DGD generates has them checked with the whole v1beta1 CRD (renderer/admission/dcd_crd.py).
     """
     ref = ResourceRef.of(obj)
     results: list[Result] = []
@@ -56,7 +58,9 @@ def parse_dcd(
 
     pod_template: dict[str, Any] | None = None
     if spec.pod_template is not None:
-        pod_template, problems = admit_pod_template(spec.pod_template, "spec.podTemplate")
+        pod_template, problems = admit_pod_template(
+            spec.pod_template, "spec.podTemplate", runtime_source == consts.V1BETA1 if list_maps is None else list_maps
+        )
         results.extend(p.with_resource(ref) for p in problems)
 
     try:
@@ -155,18 +159,42 @@ def spec_object(obj: dict[str, Any], ref: ResourceRef, results: list[Result]) ->
     return raw_spec
 
 
-def admit_pod_template(pod_template: dict[str, Any], path: str) -> tuple[dict[str, Any] | None, list[Result]]:
+def admit_pod_template(
+    pod_template: dict[str, Any], path: str, list_maps: bool = True
+) -> tuple[dict[str, Any] | None, list[Result]]:
     """An embedded pod template as the operator decodes it, and the problems on the way.
 
     The API server defaults and validates the pod template against the CRD's structural schema
-    and its own pod rules; then the operator's typed Go decode normalises it.
+    and its own pod rules; then the operator's typed Go decode normalises it. A template
+    converted from v1alpha1 (``list_maps`` False) was validated against the v1alpha1 schema,
+    which declares some of its sources plain arrays (``envs``, ``volumeMounts``,
+    ``resources.claims``): the API server admits repeated keys there, so the v1beta1 list-map
+    uniqueness is not checked on the converted template.
     """
     defaulted = podtemplate_schema.apply_defaults(pod_template)
-    results = podtemplate_schema.validate(defaulted, path)
+    results = podtemplate_schema.validate(defaulted, path, list_maps)
     results.extend(podrules.validate(defaulted, path))
     normalized, problems = gotypes.normalize("PodTemplateSpec", defaulted, path)
-    results.extend(problems)
+    results.extend(strict_unknown_fields(problems))
     return (normalized if isinstance(normalized, dict) else None), results
+
+
+def strict_unknown_fields(results: list[Result]) -> list[Result]:
+    """Unknown fields of an embedded Kubernetes type as errors, as strict field validation refuses them.
+
+    The typed decode drops them (a warning there); the policy is to refuse them everywhere
+    (renderer.results.unknown_field_message).
+    """
+    from renderer.records import replace
+
+    out: list[Result] = []
+    for r in results:
+        if r.code is Code.UNKNOWN_FIELD and r.severity is Severity.WARNING:
+            # the typed decode names the field as its message's one quoted word
+            name = r.message.split('"')[1] if r.message.count('"') >= 2 else r.field.rsplit(".", 1)[-1]
+            r = replace(r, severity=Severity.ERROR, message=unknown_field_message(name))
+        out.append(r)
+    return out
 
 
 def parse_metadata(obj: dict[str, Any], default_namespace: str) -> tuple[ObjectMetadata | None, list[Result]]:
@@ -246,7 +274,7 @@ def validation_message(error: Any) -> str:
     ctx = error.get("ctx") or {}
     if kind == "extra_forbidden":
         loc = error["loc"]
-        return f'unknown field "{loc[-1]}"'
+        return unknown_field_message(str(loc[-1]))
     if kind == "missing":
         return "required field missing"
     if kind == "literal_error":

@@ -217,8 +217,8 @@ def apply_defaults(pod_template: Any) -> Any:
     return {**pod_template, "spec": spec}
 
 
-def validate(pod_template: Any, prefix: str) -> list[Result]:
-    """Required fields and list-map key uniqueness of a (defaulted) raw podTemplate.
+def validate(pod_template: Any, prefix: str, list_maps: bool = True) -> list[Result]:
+    """Required fields and (with ``list_maps``) list-map key uniqueness of a (defaulted) raw podTemplate.
 
     ``prefix`` is the field path of the podTemplate itself (``spec.podTemplate``).
     """
@@ -230,7 +230,7 @@ def validate(pod_template: Any, prefix: str) -> list[Result]:
     for path, fields in REQUIRED:
         for node, where in _objects(spec, path, base):
             out.extend(Result("required field missing", field=f"{where}.{name}", code=Code.SCHEMA) for name in fields if node.get(name) is None)
-    for path, keys in LIST_MAPS:
+    for path, keys in LIST_MAPS if list_maps else ():
         for items, where in _values(spec, path, base):
             if isinstance(items, list):
                 out.extend(_duplicates(items, keys, where))

@@ -18,7 +18,7 @@ from renderer.admission.api import DCD, DynamoComponentDeploymentSharedSpec, Exp
 from renderer.admission.flags import is_elastic_ep_ray_launch
 from renderer.gocompat.quantity import unmarshal_quantity
 from renderer.gocompat.runtimeversion import parse_image_version
-from renderer.results import Code, Result, Severity, go_quote, unsupported
+from renderer.results import Code, Result, Severity, go_quote, unknown_field_message, unsupported
 
 
 
@@ -400,7 +400,7 @@ def ignored_fields(spec: DynamoComponentDeploymentSharedSpec, prefix: str, stand
         )
     if spec.scaling_adapter is not None:
         if spec.scaling_adapter:
-            out.append(Result(f'unknown field "{next(iter(spec.scaling_adapter))}"', field=f"{prefix}.scalingAdapter", code=Code.UNKNOWN_FIELD))
+            out.append(Result(unknown_field_message(str(next(iter(spec.scaling_adapter)))), field=f"{prefix}.scalingAdapter", code=Code.UNKNOWN_FIELD))
         elif standalone:
             out.append(
                 Result(

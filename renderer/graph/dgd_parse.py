@@ -13,7 +13,7 @@ from typing import Any
 
 from renderer import consts
 from renderer.gocompat import gotypes
-from renderer.admission.parse import admit_pod_template, parse_head
+from renderer.admission.parse import admit_pod_template, parse_head, strict_unknown_fields
 from renderer.config import RenderConfig
 from renderer.graph.dgd import (
     DGD,
@@ -87,7 +87,7 @@ def parse_dgd(
             component = component.model_copy(update={"replicas": 1})
         pod_template: dict[str, Any] | None = None
         if component.pod_template is not None:
-            admitted, problems = admit_pod_template(component.pod_template, f"{path}.podTemplate")
+            admitted, problems = admit_pod_template(component.pod_template, f"{path}.podTemplate", runtime_source == consts.V1BETA1)
             results.extend(p.with_resource(ref) for p in problems)
             if admitted is not None:
                 pod_template = gotypes.drop_nulls(admitted)
@@ -96,7 +96,7 @@ def parse_dgd(
     env: list[dict[str, Any]] = []
     for index, item in enumerate(spec.env or []):
         normalized, problems = gotypes.normalize("EnvVar", item, f"spec.env[{index}]")
-        results.extend(p.with_resource(ref) for p in problems)
+        results.extend(p.with_resource(ref) for p in strict_unknown_fields(problems))
         if isinstance(normalized, dict):
             env.append(gotypes.drop_nulls(normalized))
 

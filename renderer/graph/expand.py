@@ -141,9 +141,12 @@ def _format_float32(value: float) -> str:
     return format(Decimal(text), "f")
 
 
-def generate_dcds(dgd: DGD, worker_hash: str) -> list[tuple[Component, dict[str, Any]]]:
+def generate_dcds(dgd: DGD, worker_hash: str, dyn_deployment_config: bool = True) -> list[tuple[Component, dict[str, Any]]]:
     """One DCD object per component, in component order.
 
+    ``dyn_deployment_config`` False leaves the legacy ``DYN_DEPLOYMENT_CONFIG`` env unapplied:
+    the Grove renderer reads these objects as its components, and the operator applies that
+    env only in generateSingleDCD (the component pathway and the worker hash).
     Mirrors: internal/dynamo/graph.go GenerateDynamoComponentsDeployments / generateSingleDCD
     (no restart state, no rollout in progress).
     """
@@ -205,7 +208,8 @@ def generate_dcds(dgd: DGD, worker_hash: str) -> list[tuple[Component, dict[str,
             template["spec"]["serviceAccountName"] = consts.PLANNER_SERVICE_ACCOUNT_NAME
 
         # The legacy DYN_DEPLOYMENT_CONFIG (DGD or component env) sets the main container's resources.
-        apply_dyn_deployment_config(spec, component.name, component.type, _dyn_config_field(dgd, component))
+        if dyn_deployment_config:
+            apply_dyn_deployment_config(spec, component.name, component.type, _dyn_config_field(dgd, component))
 
         metadata: dict[str, Any] = {"name": name, "namespace": dgd.namespace, "labels": labels}
         if metadata_annotations:

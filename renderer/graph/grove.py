@@ -248,11 +248,37 @@ def gms_clique_pod_spec(
     return failover.weight_server_pod_spec(base, role.rank, gpus)
 
 
+def with_dgd_spec_metadata(dcd: DCD, dgd: DGD) -> DCD:
+    """The component as the Grove pod-spec builder reads it: the DGD's spec labels and annotations
+    merged into its pod template as low-priority defaults.
+
+    So a pod-shaping annotation written in the DGD's ``spec.annotations`` (kube discovery mode,
+    vLLM executor backend, image-pull-secret discovery) shapes the Grove pods as it shapes the
+    component pathway's; the clique's own labels and annotations are built apart (clique_labels,
+    clique_annotations).
+    Mirrors: internal/dynamo/graph.go generatePodSpecForComponent -> applyDGDTemplateDefaults ->
+    propagateDGDSpecMetadata (mergeLowPriorityMetadata)
+    """
+    from renderer.records import replace
+
+    template = copy.deepcopy(dcd.pod_template or {})
+    metadata = template.setdefault("metadata", {})
+    for kind, values in (("labels", dgd.spec.labels or {}), ("annotations", dgd.spec.annotations or {})):
+        if not values:
+            continue
+        merged = dict(metadata.get(kind) or {})
+        for key, value in values.items():
+            merged.setdefault(key, value)
+        metadata[kind] = merged
+    return replace(dcd, pod_template=template)
+
+
 def render_clique(
     role: ServiceRole,
     dgd: DGD,
     component: Component,
     dcd: DCD,
+    pod_dcd: DCD,
     config: RenderConfig,
     cluster: ClusterState,
     gpu_count: Callable[[], int],
@@ -264,17 +290,19 @@ def render_clique(
     ``minAvailable`` is 1, or the component's own for a clique outside a scaling group; a
     multinode clique needs all of its pods (its replica count). The scheduler integrations set
     ``schedulerName`` unless the user chose another scheduler, and KAI adds its queue label.
+    ``pod_dcd`` is the component the pod spec is built from (with_dgd_spec_metadata), ``dcd``
+    the one whose pod-template metadata the clique takes.
     Mirrors: internal/dynamo/graph.go buildCliqueForRole, generatePodSpecForRole;
     internal/dynamo/grove.go injectKaiSchedulerIfEnabled, injectVolcanoSchedulerIfEnabled.
     """
     spec = component.spec
     inter_pod = is_inter_pod_gms(spec)
     if role.role == "gms":
-        pod_spec = gms_clique_pod_spec(role, component, dcd, config, cluster, gpu_count)
+        pod_spec = gms_clique_pod_spec(role, component, pod_dcd, config, cluster, gpu_count)
     else:
         # Multinode inter-pod engines find their group by pod index and carry a fixed rank.
         deployer = GroveDeployer(inter_pod_gms=True, rank=role.rank) if inter_pod and spec.number_of_nodes > 1 else GroveDeployer()
-        pod_spec = generate_base_pod_spec(dcd, component.type, role.role, config.operator, cluster, gpu_count, None, deployer)
+        pod_spec = generate_base_pod_spec(pod_dcd, component.type, role.role, config.operator, cluster, gpu_count, None, deployer)
         if inter_pod:
             from renderer.pod import failover
 
@@ -394,14 +422,16 @@ def grove_component_dcd(dgd: DGD, component: Component, obj: dict[str, Any], con
     """The component as the Grove renderer reads it, as a DCD for the shared pod-spec builder.
 
     From the generated DCD of the component pathway (DGD env, KV policy, propagated
-    annotations, worker hash): the backend framework is only the DGD's explicit one (the Grove
-    path detects per component), the DGD's spec labels and annotations are not in the pod
-    template (the Grove path merges them into the clique metadata itself, below the preserved
-    v1alpha1 component metadata), an EPP keeps no Istio opt-out it did not ask for, and the pod
+    annotations, worker hash; never DYN_DEPLOYMENT_CONFIG): the backend framework is only the
+    DGD's explicit one (the Grove path detects per component), the DGD's spec labels and
+    annotations are not in the pod template (the clique metadata takes them itself, below the
+    preserved v1alpha1 component metadata, and the pod spec builder gets them as low-priority
+    defaults through with_dgd_spec_metadata), an EPP keeps no Istio opt-out it did not ask for, and the pod
     template also carries the Dynamo namespace label and the discovery-backend annotation the
     Grove renderer sets.
     Mirrors: internal/dynamo/graph.go GenerateGrovePodCliqueSet (per-component preparation:
-    propagateDGDAnnotations only, no propagateDGDSpecMetadata), getBackendFrameworkFromComponent,
+    propagateDGDAnnotations only; propagateDGDSpecMetadata runs later, on the pod spec's copy),
+    getBackendFrameworkFromComponent,
     generatePodSpecForComponent.
     """
     obj = copy.deepcopy(obj)
@@ -428,7 +458,7 @@ def grove_component_dcd(dgd: DGD, component: Component, obj: dict[str, Any], con
     backend = discovery_backend(config.operator.discovery.backend, dgd.annotations)
     if backend:
         template["metadata"]["annotations"][consts.ANNOTATION_DISCOVERY_BACKEND] = backend
-    dcd, results = parse_dcd(obj, dgd.namespace, config.checkpoint_enabled, admission=False)
+    dcd, results = parse_dcd(obj, dgd.namespace, config.checkpoint_enabled, admission=False, list_maps=False)
     if dcd is None:
         first = next((r for r in results if r.is_error), None)
         raise RenderError(first.message if first else "component is invalid", first.field if first and first.field else component.path)
@@ -486,7 +516,8 @@ def render_pod_clique_set(
     claim_templates: list[dict[str, Any]] = []
     explicit = False
     views = grove_alpha_views(dgd)
-    for component, obj in generate_dcds(dgd, worker_hash):
+    # The operator's Grove renderer never applies DYN_DEPLOYMENT_CONFIG (generateSingleDCD only).
+    for component, obj in generate_dcds(dgd, worker_hash, dyn_deployment_config=False):
         checkpoint = component.spec.experimental.checkpoint if component.spec.experimental is not None else None
         if config.checkpoint_enabled and checkpoint is not None and checkpoint.enabled:
             # Extension point: the checkpoint-aware cliques (restore metadata, gated replicas).
@@ -499,7 +530,10 @@ def render_pod_clique_set(
             framework = _backend_framework(dcd)
             gpu_count = _once(_gpu_counter(dcd, cluster))
             roles = expand_roles(component.name, component.spec)
-            own = [render_clique(r, dgd, component, dcd, config, cluster, gpu_count, kai_queue, views[component.name]) for r in roles]
+            # The pod spec is built from the component with the DGD's spec metadata merged in as
+            # low-priority defaults; the clique metadata takes the component's own.
+            pod_dcd = with_dgd_spec_metadata(dcd, dgd)
+            own = [render_clique(r, dgd, component, dcd, pod_dcd, config, cluster, gpu_count, kai_queue, views[component.name]) for r in roles]
         except RenderError as err:
             raise RenderError(f"component {component.name}: {err.message}", _component_field(component.path, err.field), code=err.code) from None
         cliques += own

@@ -11,6 +11,7 @@ from renderer.records import replace
 from typing import Any
 
 from renderer import consts
+from renderer.admission import dcd_crd
 from renderer.admission.parse import parse_dcd
 from renderer.cluster.state import ClusterState
 from renderer.config import RenderConfig
@@ -40,7 +41,7 @@ def worker_templates(dgd: DGD, config: RenderConfig) -> dict[str, WorkerTemplate
     for component, obj in generate_dcds(dgd, WORKER_HASH_PLACEHOLDER):
         if component.type not in consts.WORKER_COMPONENT_TYPES:
             continue
-        dcd, results = parse_dcd(obj, dgd.namespace, config.checkpoint_enabled, admission=False)
+        dcd, results = parse_dcd(obj, dgd.namespace, config.checkpoint_enabled, admission=False, list_maps=False)
         if dcd is None:
             raise _refused(obj, results, component)
         main = dcd.main_container() or {}
@@ -54,13 +55,13 @@ def worker_templates(dgd: DGD, config: RenderConfig) -> dict[str, WorkerTemplate
 
 
 def _refused(obj: dict[str, Any], results: list[Result], component: Component) -> RenderError:
-    """A generated DCD the API server would refuse on create (checked against the v1beta1 DCD schema).
+    """A generated DCD the API server would refuse on create (the v1beta1 DCD CRD: schema and CEL).
 
     A converted v1alpha1 component can carry what v1alpha1 allows and v1beta1 refuses (a
     componentType such as ``main``): the DGD is stored, but its DCDs cannot be created.
     """
-    first = next((r for r in results if r.is_error), None)
-    detail = f"{first.field}: {first.message}" if first else "invalid"
+    errors = [r for r in results if r.is_error]
+    detail = "; ".join(f"{r.field}: {r.message}" for r in errors) if errors else "invalid"
     name = (obj.get("metadata") or {}).get("name", "")
     return RenderError(
         f"the API server would refuse the generated DynamoComponentDeployment {name}: {detail}", component.path, code=Code.API_SERVER
@@ -110,12 +111,16 @@ def render_graph(
                 apply_checkpoint_startup_policy(obj, component, dgd.namespace, cluster)
             except RenderError as err:
                 raise RenderError(err.message, _component_field(component.path, err.field), code=err.code) from None
+        # The API server admits each DCD create against the v1beta1 DCD CRD (schema and CEL).
+        dcd, results = parse_dcd(obj, dgd.namespace, config.checkpoint_enabled, admission=False, list_maps=False)
+        if dcd is None:
+            raise _refused(obj, results, component)
+        refusals = dcd_crd.refusals(obj["spec"])
+        if refusals:
+            raise _refused(obj, refusals, component)
         if config.emit == "dcd":
             objects.append(dcd_as_written(obj))
             continue
-        dcd, results = parse_dcd(obj, dgd.namespace, config.checkpoint_enabled, admission=False)
-        if dcd is None:
-            raise _refused(obj, results, component)
         try:
             component_notes: list[Result] = []
             objects += render_component(dcd, config, cluster, component_notes)

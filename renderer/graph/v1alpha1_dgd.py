@@ -33,6 +33,11 @@ def parse_alpha_dgd(obj: dict[str, Any], default_namespace: str, config: RenderC
     metadata = obj.get("metadata") or {}
     namespace = str(metadata.get("namespace") or default_namespace)
     results += [r.with_resource(ref) for r in webhook.validate_dgd(spec, str(metadata.get("name") or ""), namespace)]
+    repeated = admit.repeated_envs(spec)
+    for service_name, service in sorted((spec.get("services") or {}).items()):
+        if isinstance(service, dict):
+            repeated += admit.repeated_envs(service, f"spec.services[{service_name}]")
+    results += [r.with_resource(ref) for r in repeated]
     dgd, beta_results = parse_dgd(converted, default_namespace, config, runtime_source=admit.RUNTIME_SOURCE)
     converted_spec = converted.get("spec") or {}
     results += admit.mapped(beta_results, lambda p: paths.dgd_path(p, converted_spec, spec))

@@ -118,7 +118,7 @@ MESSAGE_CASES = [
     ("min-length-1", {"compilationCache": {"pvcName": ""}}, ["spec.compilationCache.pvcName: must not be empty"]),
     ("max-length", {"name": "a" * 64}, ["spec.name: must be at most 63 characters"]),
     ("enum", {"type": "router"}, ['spec.type: unsupported value "router" (valid: frontend, worker, prefill, decode, planner or epp)']),
-    ("unknown-field", {"replicass": 1}, ['spec.replicass: unknown field "replicass"']),
+    ("unknown-field", {"replicass": 1}, ['spec.replicass: unknown field "replicass": the API server would prune this field and the operator would ignore it']),
 ]
 
 

@@ -86,3 +86,33 @@ def test_documents_the_api_server_refuses(text: str, what: str, tmp_path: Path) 
     code, stdout, stderr = render(text + "---\n" + json.dumps(dcd("front", type="frontend")), tmp_path)
     assert code == 1 and stdout == "", f"{what}: {stderr}"
     assert "input.yaml" in stderr
+
+
+@pytest.mark.parametrize(
+    ("claims", "refused"),
+    [
+        ([{"name": "gpu"}, {"name": "gpu"}], True),
+        ([{"name": "gpu", "request": "a"}, {"name": "gpu", "request": "b"}], False),
+        ([{"name": "gpu", "request": "a"}, {"name": "gpu", "request": "a"}], True),
+    ],
+    ids=["same-name", "same-name-other-request", "same-name-and-request"],
+)
+def test_container_resource_claims_are_keyed_by_name_and_request(claims: list[dict[str, str]], refused: bool) -> None:
+    """validateResourceClaimNames: a claim repeats when its name and request both repeat."""
+    from renderer.admission.apiserver import refused as refusals
+
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "w", "namespace": "ns"},
+        "spec": {
+            "template": {
+                "spec": {
+                    "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "t"}],
+                    "containers": [{"name": "main", "image": "i", "resources": {"claims": claims}}],
+                }
+            }
+        },
+    }
+    messages = [r.message for r in refusals(deployment)]
+    assert (messages == ['duplicate value "gpu"']) is refused, messages

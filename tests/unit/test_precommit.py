@@ -14,7 +14,7 @@ from plugin.frontends import precommit_hydrate, precommit_validate, render as re
 from plugin.options import CommonOptions
 from plugin.yamlio.codec import load_documents
 from plugin.yamlio.lines import LineIndex, format_results, resolve
-from renderer.results import Code, ResourceRef, Result, Severity
+from renderer.results import ResourceRef, Result, Severity
 
 DCD_REF = ResourceRef("nvidia.com/v1beta1", "DynamoComponentDeployment", "worker", "")
 
@@ -169,32 +169,6 @@ def test_resolve_on_an_empty_path_is_the_node_itself() -> None:
 
 # ---------------------------------------------------------------------------------------------
 # dynamo-validate
-
-
-UNKNOWN = Code.UNKNOWN_FIELD
-
-
-@pytest.mark.parametrize(
-    ("result", "promoted"),
-    [
-        (Result('unknown field "imagePullPolice"', Severity.WARNING, field="spec.podTemplate.spec.containers[0].imagePullPolice", code=UNKNOWN), True),
-        (Result('unknown field "foo"', Severity.WARNING, field="spec.podTemplate.foo", code=UNKNOWN), True),
-        (Result('unknown field "x"', Severity.WARNING, field="spec.components[1].podTemplate.spec.containers[0].x", code=UNKNOWN), True),
-        (Result('unknown field "x"', Severity.WARNING, field="spec.podTemplateX.x", code=UNKNOWN), False),
-        (Result('unknown field "x"', Severity.WARNING, field="spec.operatorConfig.x", code=UNKNOWN), False),
-        (Result("has no effect on a standalone DCD", Severity.WARNING, field="spec.podTemplate.spec"), False),
-        (Result('unknown field "x"', Severity.INFO, field="spec.podTemplate.x", code=UNKNOWN), False),
-        # The decision is the code's, never the wording's.
-        (Result("a reworded message", Severity.WARNING, field="spec.podTemplate.x", code=UNKNOWN), True),
-        (Result('unknown field "x"', Severity.WARNING, field="spec.podTemplate.x"), False),
-    ],
-    ids=["container-field", "template-field", "dgd-component", "prefix-lookalike", "elsewhere", "other-warning", "info",
-         "reworded", "text-without-code"],
-)
-def test_only_unknown_pod_template_fields_are_promoted(result: Result, promoted: bool) -> None:
-    out = precommit_validate.strict_pod_template(result)
-    assert out.is_error is promoted
-    assert (out.message, out.field) == (result.message, result.field)
 
 
 def _write(path: Path, text: str) -> str:
@@ -363,7 +337,7 @@ def test_graph_components_are_checked_and_located(tmp_path: Path) -> None:
             f"{path}:{_line(DGD, 'replicas: -2')}: [error] DynamoGraphDeployment/negative spec.components[1].replicas: must be >= 0 (got -2)",
             (
                 f"{path}:{_line(DGD, 'imagePullPolice')}: [error] DynamoGraphDeployment/graph "
-                'spec.components[0].podTemplate.spec.containers[0].imagePullPolice: unknown field "imagePullPolice"'
+                'spec.components[0].podTemplate.spec.containers[0].imagePullPolice: unknown field "imagePullPolice": the API server would prune this field and the operator would ignore it'
             ),
         ]
     )

@@ -32,7 +32,7 @@ from renderer.admission.api import DCD
 from renderer.admission.parse import parse_dcd
 from renderer.admission.v1alpha1 import paths, schema, webhook
 from renderer.conversion.to_v1beta1 import dcd_to_v1beta1
-from renderer.results import Code, RenderError, ResourceRef, Result, describe_kind
+from renderer.results import Code, RenderError, ResourceRef, Result, Severity, describe_kind, go_quote
 
 RUNTIME_SOURCE = consts.V1ALPHA1
 
@@ -50,6 +50,40 @@ def admit_spec(obj: dict[str, Any], ref: ResourceRef) -> tuple[dict[str, Any] | 
         return None, results
     assert isinstance(spec, dict)
     return spec, results
+
+
+def repeated_envs(spec: dict[str, Any], path: str = "spec") -> list[Result]:
+    """A warning on each ``envs`` entry whose name a later entry repeats.
+
+    The v1alpha1 CRDs declare ``envs`` (and ``frontendSidecar.envs``) plain arrays, not lists
+    keyed by name, so the API server admits a repeated name; the operator's env merges keep the
+    last value. The entries it drops are reported, since a reviewer reads the first one.
+    Mirrors: api/v1alpha1 (Envs has no listType marker), internal/dynamo/graph.go MergeEnvs.
+    """
+    out: list[Result] = []
+    for field in ("envs", "frontendSidecar.envs"):
+        node: Any = spec
+        for key in field.split("."):
+            node = node.get(key) if isinstance(node, dict) else None
+        if not isinstance(node, list):
+            continue
+        last: dict[str, int] = {}
+        for i, env in enumerate(node):
+            if isinstance(env, dict) and isinstance(env.get("name"), str):
+                last[env["name"]] = i
+        for i, env in enumerate(node):
+            name = env.get("name") if isinstance(env, dict) else None
+            if isinstance(name, str) and last[name] != i:
+                out.append(
+                    Result(
+                        f"env {go_quote(name)} is repeated at {path}.{field}[{last[name]}]: the v1alpha1 schema admits "
+                        "repeated names and the operator keeps the last value",
+                        severity=Severity.WARNING,
+                        field=f"{path}.{field}[{i}]",
+                        code=Code.IGNORED,
+                    )
+                )
+    return out
 
 
 def convert(convert: Callable[[dict[str, Any]], dict[str, Any]], obj: dict[str, Any], ref: ResourceRef) -> tuple[dict[str, Any] | None, list[Result]]:
@@ -77,6 +111,7 @@ def parse_alpha_dcd(
         return None, results
     namespace = (obj.get("metadata") or {}).get("namespace") or default_namespace
     results += [r.with_resource(ref) for r in webhook.validate_dcd(spec, str(namespace))]
+    results += [r.with_resource(ref) for r in repeated_envs(spec)]
     dcd, beta_results = parse_dcd(converted, default_namespace, checkpoint_gate, runtime_source=RUNTIME_SOURCE)
     converted_spec = converted.get("spec") or {}
     results += mapped(beta_results, lambda p: paths.dcd_path(p, converted_spec, spec))

@@ -1,18 +1,22 @@
-"""The CEL rules (``x-kubernetes-validations``) of the v1alpha1 DCD and DGD schemas, ported.
+"""The CEL rules (``x-kubernetes-validations``) of the v1alpha1 DCD and DGD schemas and of the v1beta1 DCD schema, ported.
 
-The v1alpha1 schemas carry a dozen rules, each a small boolean expression over the object it
+The schemas carry a few dozen rules, each a small boolean expression over the object it
 sits on. Rather than interpret CEL, each rule is ported by hand and registered under its exact
 rule text: the schema walker (renderer/admission/v1alpha1/schema.py) looks a rule up by that
-text, and tests/unit/test_v1alpha1_schema.py fails when the CRD holds a rule that is neither
-ported nor listed as an update-only (transition) rule. On a create, which is what rendering
+text, and tests/unit/test_v1alpha1_schema.py and tests/unit/test_dcd_crd.py fail when a CRD
+holds a rule that is neither ported nor listed as an update-only (transition) rule. The
+v1beta1 DCD rules are checked on the DCDs a DGD generates (renderer/admission/dcd_crd.py); a
+DCD written in v1beta1 has them in renderer/admission/webhook.py. On a create, which is what rendering
 from Git models, a transition rule (one that reads ``oldSelf``) is never evaluated.
 
 ``self`` is the object after pruning and structural defaulting; ``has(self.x)`` is presence of
 the key.
 
 Mirrors: config/crd/bases/nvidia.com_dynamo{component,graph}deployments.yaml (v1alpha1
-x-kubernetes-validations), generated from the +kubebuilder:validation:XValidation markers in
-api/v1alpha1; k8s.io/apiserver CEL library quantity (isGreaterThan).
+x-kubernetes-validations, and v1beta1 of the DCD CRD), generated from the
++kubebuilder:validation:XValidation markers in api/v1alpha1 and api/v1beta1 and the podTemplate
+rules the operator's Makefile adds; k8s.io/apiserver CEL library quantity (isGreaterThan),
+cel-go strings extension (lowerAscii).
 """
 
 from __future__ import annotations
@@ -85,6 +89,40 @@ def _pvc_create(self: dict[str, Any]) -> bool:
     )
 
 
+def _epp_config_only_on_epp(self: dict[str, Any]) -> bool:
+    return "eppConfig" not in self or self.get("type") == "epp"
+
+
+def _epp_config_exactly_one(self: dict[str, Any]) -> bool:
+    return ("configMapRef" in self) != ("config" in self)
+
+
+def _gms_extra_containers_beta(self: dict[str, Any]) -> bool:
+    return "extraClientContainers" not in self or len(self["extraClientContainers"]) == 0 or self.get("mode") == "IntraPod"
+
+
+def _gms_extra_pods_mode_beta(self: dict[str, Any]) -> bool:
+    return "extraClientPods" not in self or len(self["extraClientPods"]) == 0 or self.get("mode") == "InterPod"
+
+
+def _lower_ascii(text: str) -> str:
+    """CEL's lowerAscii: only the ASCII letters A-Z change."""
+    return "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else c for c in text)
+
+
+def _vllm_executor_backend(self: dict[str, Any]) -> bool:
+    key = "nvidia.com/vllm-distributed-executor-backend"
+    return key not in self or _lower_ascii(str(self[key])) in ("mp", "ray")
+
+
+def _sidecar_image(self: dict[str, Any]) -> bool:
+    return self.get("name") == "main" or bool(self.get("image"))
+
+
+def _init_container_image(self: dict[str, Any]) -> bool:
+    return bool(self.get("image"))
+
+
 # rule text -> its port
 RULES: dict[str, Callable[[Any], bool]] = {
     "!has(self.minAvailable) || (has(self.replicas) && self.replicas == 0) || self.minAvailable <= (has(self.replicas) ? self.replicas : 1)": _min_available,
@@ -98,6 +136,14 @@ RULES: dict[str, Callable[[Any], bool]] = {
     "!has(self.preferredWeight) || (has(self.enforcement) && self.enforcement == 'preferred')": _kvt_weight_only_preferred,
     "!self.contains('/') || self.split('/')[0].size() <= 253": _label_key_prefix,
     "!has(self.create) || self.create == false || (has(self.size) && has(self.storageClass) && has(self.volumeAccessMode))": _pvc_create,
+    # v1beta1 DCD
+    "!has(self.eppConfig) || (has(self.type) && self.type == 'epp')": _epp_config_only_on_epp,
+    "has(self.configMapRef) != has(self.config)": _epp_config_exactly_one,
+    "!has(self.extraClientContainers) || size(self.extraClientContainers) == 0 || self.mode == 'IntraPod'": _gms_extra_containers_beta,
+    "!has(self.extraClientPods) || size(self.extraClientPods) == 0 || self.mode == 'InterPod'": _gms_extra_pods_mode_beta,
+    '!("nvidia.com/vllm-distributed-executor-backend" in self) || self["nvidia.com/vllm-distributed-executor-backend"].lowerAscii() in ["mp", "ray"]': _vllm_executor_backend,
+    'self.name == "main" || (has(self.image) && self.image != "")': _sidecar_image,
+    'has(self.image) && self.image != ""': _init_container_image,
 }
 
 # Not evaluated here. Transition rules read oldSelf, so the API server evaluates them on update

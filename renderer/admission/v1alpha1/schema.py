@@ -7,10 +7,9 @@ in the API server's order:
 
 - a ``null`` field is dropped (no v1alpha1 field is nullable), then structural ``default``s fill
   absent fields;
-- unknown fields: in Dynamo's own types they are errors, as on the v1beta1 path (the API
-  server would prune them silently, or refuse them under strict field validation); inside the
-  embedded Kubernetes types (``extraPodSpec``, ``envs``, probes, HPA fields, resource claims) they
-  are pruned with a warning, as unknown ``podTemplate`` fields are on the v1beta1 path;
+- unknown fields are errors, in Dynamo's own types and inside the embedded Kubernetes types
+  (``extraPodSpec``, ``envs``, probes, HPA fields, resource claims) alike, as on the v1beta1
+  path: strict field validation refuses them (the API server without it would prune them);
 - types, ``enum``, ``minimum``/``maximum``, lengths, ``pattern``, item and property counts,
   ``required``, int32/int64 ranges, and the uniqueness of ``set`` and ``map`` lists;
 - the CEL rules, ported in renderer/admission/v1alpha1/cel.py.
@@ -34,7 +33,7 @@ from typing import Any
 
 from renderer.admission.v1alpha1 import cel
 from renderer.admission.v1alpha1.crd_schema import NODES, ROOTS
-from renderer.results import Code, Result, Severity, describe_kind
+from renderer.results import Code, Result, Severity, describe_kind, unknown_field_message
 
 # Field paths (property names from the spec; "*" for a map entry) whose value is an embedded
 # Kubernetes type rather than one of Dynamo's own.
@@ -57,8 +56,22 @@ _INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 
 def admit(kind: str, spec: Any) -> tuple[Any, list[Result]]:
     """Prune, default and validate a v1alpha1 ``spec`` of ``kind``; problems under ``spec``."""
-    walker = _Walker(K8S_SUBTREES[kind])
-    out = walker.walk(ROOTS[kind], spec, "spec", (), owned=True)
+    return admit_against(NODES, ROOTS[kind], K8S_SUBTREES[kind], spec)
+
+
+def admit_against(
+    nodes: tuple[dict[str, Any], ...], root: int, k8s: frozenset[tuple[str, ...]], spec: Any, owned: bool = True, strict: bool = True
+) -> tuple[Any, list[Result]]:
+    """Prune, default and validate ``spec`` against node ``root`` of a generated schema table.
+
+    ``k8s`` names the subtrees that hold embedded Kubernetes types; with ``owned`` False the
+    whole spec is treated so. An unknown field is an error in Dynamo's own types, and in the
+    embedded ones too when ``strict`` (the policy of renderer.results.unknown_field_message);
+    otherwise it is pruned without a word. The v1beta1 DCD CRD uses the same walker
+    (renderer/admission/dcd_crd.py).
+    """
+    walker = _Walker(nodes, k8s, strict)
+    out = walker.walk(root, spec, "spec", (), owned=owned)
     return out, walker.results
 
 
@@ -75,8 +88,10 @@ def _show(value: Any) -> str:
 
 
 class _Walker:
-    def __init__(self, k8s: frozenset[tuple[str, ...]]) -> None:
+    def __init__(self, nodes: tuple[dict[str, Any], ...], k8s: frozenset[tuple[str, ...]], strict: bool) -> None:
+        self.nodes = nodes
         self.k8s = k8s
+        self.strict = strict
         self.results: list[Result] = []
 
     def error(self, message: str, path: str, severity: Severity = Severity.ERROR, code: Code = Code.SCHEMA) -> None:
@@ -84,7 +99,7 @@ class _Walker:
 
     def walk(self, index: int, value: Any, path: str, names: tuple[str, ...], owned: bool) -> Any:
         """Check one value against node ``index``; return it pruned and defaulted."""
-        node = NODES[index]
+        node = self.nodes[index]
         if not self._type_ok(node, value, path):
             return value
         if isinstance(value, dict):
@@ -159,15 +174,13 @@ class _Walker:
                 out[key] = self.walk(extra, item, f"{path}[{key}]", child_names, child_owned)
             elif preserve or extra is True:
                 out[key] = copy.deepcopy(item)
-            elif owned:
-                self.error(f'unknown field "{key}"', f"{path}.{key}", code=Code.UNKNOWN_FIELD)
-            else:
-                self.error(f'unknown field "{key}"', f"{path}.{key}", Severity.WARNING, Code.UNKNOWN_FIELD)
+            elif owned or self.strict:
+                self.error(unknown_field_message(str(key)), f"{path}.{key}", code=Code.UNKNOWN_FIELD)
         # Structural defaults fill absent fields; the default itself is then validated.
         for key, child in properties.items():
-            if key not in out and "default" in NODES[child]:
+            if key not in out and "default" in self.nodes[child]:
                 child_names = (*names, key)
-                out[key] = self.walk(child, copy.deepcopy(NODES[child]["default"]), f"{path}.{key}", child_names, owned)
+                out[key] = self.walk(child, copy.deepcopy(self.nodes[child]["default"]), f"{path}.{key}", child_names, owned)
         for key in node.get("required", ()):
             if key not in out:
                 self.error("required field missing", f"{path}.{key}")
@@ -185,7 +198,7 @@ class _Walker:
         for i, item in enumerate(value):
             if isinstance(items, int):
                 if item is None:
-                    self.error(f"expected {NODES[items].get('type') or 'value'}, got null", f"{path}[{i}]")
+                    self.error(f"expected {self.nodes[items].get('type') or 'value'}, got null", f"{path}[{i}]")
                     continue
                 out.append(self.walk(items, item, f"{path}[{i}]", names, owned))
             else:
