@@ -421,7 +421,7 @@ def build_overlay(tmp_path: Path) -> list[dict[str, Any]]:
 
 
 def test_sidecar_overlay_builds_and_is_valid(tmp_path: Path) -> None:
-    (deployment,) = build_overlay(tmp_path)
+    (deployment,) = [o for o in build_overlay(tmp_path) if o["kind"] == "Deployment"]
     assert_valid(deployment)
     assert deployment["metadata"]["namespace"] == "argocd"
     pod = deployment["spec"]["template"]["spec"]

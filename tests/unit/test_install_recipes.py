@@ -37,7 +37,7 @@ HOST_VOLUMES = {"var-files", "plugins"}
 
 
 def kustomize_pod(tmp_path: Path) -> dict[str, Any]:
-    (deployment,) = build_overlay(tmp_path)
+    (deployment,) = [o for o in build_overlay(tmp_path) if o["kind"] == "Deployment"]
     return deployment
 
 
@@ -57,6 +57,8 @@ def test_helm_values_give_the_same_sidecar_as_the_kustomize_install(tmp_path: Pa
     deployment = kustomize_pod(tmp_path)
     values = yaml.safe_load((INSTALL / "helm-values.yaml").read_text())["repoServer"]
     assert set(values) == {"podAnnotations", "extraContainers", "volumes"}
+    # The health checks are the other top-level key (tests/unit/test_argocd_health.py checks them).
+    assert set(yaml.safe_load((INSTALL / "helm-values.yaml").read_text())) == {"repoServer", "configs"}
     # The chart's template, replayed on the stock pod with the chart's container name.
     chart = copy.deepcopy(deployment)
     pod = chart["spec"]["template"]
@@ -79,6 +81,7 @@ def test_operator_resource_gives_the_same_sidecar_and_fits_the_argocd_crd(tmp_pa
     deployment = kustomize_pod(tmp_path)
     cr = yaml.safe_load((INSTALL / "argocd-operator.yaml").read_text())
     assert (cr["apiVersion"], cr["kind"]) == ("argoproj.io/v1beta1", "ArgoCD")
+    assert set(cr["spec"]) <= set(OPERATOR_REPO["specFields"]), set(cr["spec"]) - set(OPERATOR_REPO["specFields"])
     repo = cr["spec"]["repo"]
     assert set(repo) <= set(OPERATOR_REPO["repoFields"]), set(repo) - set(OPERATOR_REPO["repoFields"])
     for field in ("sidecarContainers", "annotations"):
