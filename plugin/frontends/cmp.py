@@ -68,7 +68,8 @@ from renderer.bundle import Item, is_dcd, is_dgd, render_bundle
 from renderer.results import Code, ResourceRef, Result, Severity, strict
 
 PLUGIN_NAME = "dynamo-render"
-PLUGIN_VERSION = "v1"
+# The release (pyproject.toml's version): in the plugin name, so in Argo CD's manifest cache key.
+PLUGIN_VERSION = "v0.1.0"
 # What an Application sets as spec.source.plugin.name (Argo CD dials "<name>-<version>.sock").
 APPLICATION_PLUGIN_NAME = f"{PLUGIN_NAME}-{PLUGIN_VERSION}"
 

@@ -102,3 +102,20 @@ def test_the_crd_check_catches_a_misplaced_field() -> None:
     schema = structural_to_jsonschema(OPERATOR_REPO["schemas"]["sidecarContainers"], root=True)
     bad = [{"name": "x", "image": "y", "volumeMount": []}]
     assert list(CRDValidator(schema, format_checker=FORMATS).iter_errors(bad))
+
+
+def test_every_recipe_installs_the_release_the_applications_name(tmp_path: Path) -> None:
+    """The image tag is the release whose plugin.yaml the image bakes in (spec.version), so the
+    plugin name Applications use, part of Argo CD's manifest cache key, changes with the image."""
+    from tests.unit.test_cmp import RELEASE
+
+    plugin = yaml.safe_load((ROOT / "argocd" / "plugin.yaml").read_text())
+    assert plugin["spec"]["version"] == f"v{RELEASE}"
+    images = [
+        sidecar_of(kustomize_pod(tmp_path)["spec"]["template"]["spec"]["containers"])["image"],
+        sidecar_of(yaml.safe_load((INSTALL / "helm-values.yaml").read_text())["repoServer"]["extraContainers"])["image"],
+        sidecar_of(yaml.safe_load((INSTALL / "argocd-operator.yaml").read_text())["spec"]["repo"]["sidecarContainers"])["image"],
+    ]
+    assert {image.rpartition(":")[2] for image in images} == {RELEASE}
+    app = yaml.safe_load((ROOT / "argocd" / "application.yaml").read_text())
+    assert app["spec"]["source"]["plugin"]["name"] == f"{plugin['metadata']['name']}-{plugin['spec']['version']}"
