@@ -89,7 +89,7 @@ def render(
     kubeconfig: str | None = None,
     kube_context: str | None = None,
     companions: bool | None = None,
-    strict: bool | None = None,
+    strict: bool | str | None = None,
     output: str = "yaml",
     verbose: bool = False,
 ) -> int:
@@ -167,7 +167,7 @@ def render_flags() -> dict[str, tuple[str, Any]]:
     for name in RENDER_SETTINGS:
         option = BY_NAME[name]
         dest = name.replace("-", "_")
-        if option.kind in ("bool", "gate"):
+        if option.kind in ("bool", "gate", "strict"):
             positive, _, negative = option.flags[-1].partition("/")
             for flag in (*option.flags[:-1], positive):
                 table[flag] = (dest, True)
@@ -223,6 +223,12 @@ def parse_render(args: Sequence[str]) -> dict[str, Any] | None:
                 return None
             if not _acceptable(dest, value):
                 return None
+        elif equals and dest == "strict" and flag == "--strict":
+            from plugin.options import parse_strict
+
+            if parse_strict(inline)[0] is None:
+                return None  # click reports the bad value
+            value = inline
         elif equals:
             return None
         values[dest] = value
