@@ -50,18 +50,13 @@ def settings_options(*names: str) -> Callable[[F], F]:
     return decorate
 
 
-class StrictCodes(click.ParamType):
-    """The value of ``--strict=CODES``: result codes, comma-separated (or true or false)."""
+def _strict_codes(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Check the value of ``--strict=CODES``: result codes, comma-separated (or true or false)."""
+    from plugin.options import parse_strict
 
-    name = "codes"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        from plugin.options import parse_strict
-
-        parsed, problem = parse_strict(value)
-        if parsed is None:
-            raise click.BadParameter(problem, ctx=ctx, param_hint="'--strict'")
-        return value
+    if value is not None and parse_strict(value)[0] is None:
+        raise click.BadParameter(parse_strict(value)[1], ctx=ctx, param_hint="'--strict'")
+    return value
 
 
 class StrictValueCommand(click.Command):
@@ -84,7 +79,7 @@ class StrictValueCommand(click.Command):
         return super().parse_args(ctx, rewritten)
 
 
-strict_codes_option = click.option("--strict-codes", "strict_codes", type=StrictCodes(), hidden=True, default=None)
+strict_codes_option = click.option("--strict-codes", "strict_codes", callback=_strict_codes, hidden=True, default=None)
 SHARED = ("operator-config-path", "config", "namespace", "lws", "cluster-state")
 verbose_option = click.option("-v", "--verbose", is_flag=True, help="Also print info notes (assumed defaults).")
 

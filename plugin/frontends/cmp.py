@@ -48,6 +48,7 @@ from plugin.frontends.cmp_sources import (
     collect_documents,
     not_deployable,
     resolve_repo_root,
+    sent_folder,
 )
 from plugin.frontends.cmp_params import (
     INFO_PROBLEMS,
@@ -104,6 +105,7 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
     policy = PathPolicy(
         root=tree.root,
         base=tree.app,
+        sent_folder=sent_folder(tree.root, tree.app, env),
         trusted=frozenset(name for name in ("config", "operator-config-path") if name in options and options[name].origin == SIDECAR),
         labels={name: value.label for name, value in options.items()},
     )
