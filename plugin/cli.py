@@ -100,10 +100,8 @@ def cli() -> None:
 @strict_codes_option
 @click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
 @verbose_option
-def render(strict_codes: str | None, **values: Any) -> None:
+def render(**values: Any) -> None:
     """Render DynamoComponentDeployments and DynamoGraphDeployments in PATHS (files, directories, or - for stdin)."""
-    if strict_codes is not None:
-        values["strict"] = strict_codes
     _exit(lambda: console.render(**values))
 
 

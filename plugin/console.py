@@ -89,7 +89,8 @@ def render(
     kubeconfig: str | None = None,
     kube_context: str | None = None,
     companions: bool | None = None,
-    strict: bool | str | None = None,
+    strict: bool | None = None,
+    strict_codes: str | None = None,
     output: str = "yaml",
     verbose: bool = False,
 ) -> int:
@@ -98,7 +99,9 @@ def render(
     from plugin.options import CommonOptions
 
     common = CommonOptions(operator_config_path, config, namespace, lws, cluster_state, verbose)
-    more = {"keep-sources": keep_sources or None, "emit": emit, "companions": companions, "strict": strict}
+    # --strict=CODES (read as --strict-codes) names the codes; --strict alone is true.
+    more = {"keep-sources": keep_sources or None, "emit": emit, "companions": companions,
+            "strict": strict if strict_codes is None else strict_codes}
     return run(paths, common, sys.stdout, sys.stderr, more, output=output, live=live, kubeconfig=kubeconfig, context=kube_context)
 
 
@@ -147,11 +150,12 @@ _RENDER_OWN: dict[str, tuple[str, Any]] = {
     "--output": ("output", _VALUE),
     "-v": ("verbose", True),
     "--verbose": ("verbose", True),
+    "--strict-codes": ("strict_codes", _VALUE),
 }
 RENDER_DEFAULTS: dict[str, Any] = {
     "operator_config_path": None, "config": None, "namespace": None, "keep_sources": False, "lws": None,
     "emit": None, "cluster_state": None, "live": False, "kubeconfig": None, "kube_context": None,
-    "companions": None, "strict": None, "output": "yaml", "verbose": False,
+    "companions": None, "strict": None, "strict_codes": None, "output": "yaml", "verbose": False,
 }
 # The checks click's parameter types make (plugin.cli): choices, an existing path, not a directory.
 _CHOICES = {"emit": ("workloads", "dcd"), "output": ("yaml", "json")}
@@ -183,6 +187,10 @@ def render_flags() -> dict[str, tuple[str, Any]]:
 def _acceptable(dest: str, value: str) -> bool:
     if value == "" or value.startswith("-"):
         return False
+    if dest == "strict_codes":
+        from plugin.options import parse_strict
+
+        return parse_strict(value)[0] is not None
     if dest in _CHOICES:
         return value in _CHOICES[dest]
     if dest in _MUST_EXIST:
@@ -223,12 +231,11 @@ def parse_render(args: Sequence[str]) -> dict[str, Any] | None:
                 return None
             if not _acceptable(dest, value):
                 return None
-        elif equals and dest == "strict" and flag == "--strict":
-            from plugin.options import parse_strict
-
-            if parse_strict(inline)[0] is None:
+        elif equals and flag == "--strict":
+            # --strict=CODES: click's command reads it as --strict-codes CODES (plugin.cli).
+            if not _acceptable("strict_codes", inline):
                 return None  # click reports the bad value
-            value = inline
+            dest, value = "strict_codes", inline
         elif equals:
             return None
         values[dest] = value
