@@ -1,8 +1,8 @@
 """The command line: one click group for every command; thin wrappers over the front ends.
 
 The console scripts start in ``plugin.console``, which runs plain command lines of the common
-commands without click; this group parses every other command line, with the same command
-functions. Exit codes and the handling of failures: see ``plugin.console``.
+commands without click; this group parses every other command line. Both call the same command
+functions (``plugin.commands``); exit codes and the handling of failures: see there.
 """
 
 from __future__ import annotations
@@ -13,15 +13,16 @@ from typing import Any, TypeVar
 
 import click
 
-from plugin import console
-from plugin.console import ENVIRONMENT_ERROR, INTERNAL_ERROR, guarded
+from plugin import commands
+from plugin.commands import ENVIRONMENT_ERROR, INTERNAL_ERROR, guarded
 from plugin.options import BY_NAME, common_options
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _exit(fn: Callable[[], int]) -> None:
-    console.exit_with(fn)
+    """Run a command through ``guarded`` and exit with its code."""
+    sys.exit(guarded(fn))
 
 
 def settings_options(*names: str) -> Callable[[F], F]:
@@ -102,14 +103,15 @@ def cli() -> None:
 @verbose_option
 def render(**values: Any) -> None:
     """Render DynamoComponentDeployments and DynamoGraphDeployments in PATHS (files, directories, or - for stdin)."""
-    _exit(lambda: console.render(**values))
+    _exit(lambda: commands.render(**values))
 
 
 @cli.command()
 @click.argument("paths", nargs=-1, required=True)
 @click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
 @click.option("--in-place", is_flag=True, help="Rewrite the files; documents that need no conversion keep their exact text.")
-def convert(paths: tuple[str, ...], output: str, in_place: bool) -> None:
+@click.option("--as-stored", is_flag=True, help="Write each object exactly as the API server stores it (status and preservation annotations in full), as kubectl get -o yaml shows it.")
+def convert(paths: tuple[str, ...], output: str, in_place: bool, as_stored: bool) -> None:
     """Write v1alpha1 Dynamo objects in PATHS as the v1beta1 objects the operator stores (others unchanged)."""
     if in_place and "-" in paths:
         raise click.UsageError("--in-place cannot rewrite stdin")
@@ -117,7 +119,7 @@ def convert(paths: tuple[str, ...], output: str, in_place: bool) -> None:
         raise click.UsageError("--in-place keeps each file's own format; -o applies to stdout only")
     from plugin.frontends.convert import main_stdio
 
-    _exit(lambda: main_stdio(paths=paths, output=output, in_place=in_place))
+    _exit(lambda: main_stdio(paths=paths, output=output, in_place=in_place, as_stored=as_stored))
 
 
 @cli.command()
@@ -171,10 +173,10 @@ def krm(args: tuple[str, ...]) -> None:
     Run as a kustomize legacy exec plugin, it takes the plugin config file as its one argument
     and reads and writes plain YAML streams.
     """
-    problem = console.krm_usage_problem(args)
+    problem = commands.krm_usage_problem(args)
     if problem:
         raise click.UsageError(problem)
-    _exit(lambda: console.krm(args))
+    _exit(lambda: commands.krm(args))
 
 
 @cli.group()
@@ -188,13 +190,13 @@ def cmp() -> None:
 @cmp.command()
 def generate() -> None:
     """Render the application folder (the working directory): objects on stdout, or a report on stderr."""
-    _exit(console.cmp_generate)
+    _exit(commands.cmp_generate)
 
 
 @cmp.command()
 def parameters() -> None:
     """Announce the app folder's Dynamo resources and the settings in effect (Argo CD's dynamic parameters)."""
-    _exit(console.cmp_parameters)
+    _exit(commands.cmp_parameters)
 
 
 @cli.command()

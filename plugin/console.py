@@ -7,13 +7,11 @@ arguments are plain: known options spelled in full (``--name value``, ``--name=v
 ``-n value``), values that pass the checks click's types make, and at least one path where
 one is required. Everything else (help, ``--version``, a usage error, shell completion,
 combined short options, another command) goes to the click group in ``plugin.cli``, which
-parses it as always; both ways run the same command functions below. A unit test checks that
-this parser and click agree on every command line it accepts.
+parses it as always; both ways run the same command functions (``plugin.commands``). A unit
+test checks that this parser and click agree on every command line it accepts.
 
-This is the only module that calls ``sys.exit``. Exit codes: 0 success, 1 invalid input or
-environment, 2 usage error (click's own), 3 internal bug: any exception that reaches it prints
-its traceback on stderr. An OS failure that reaches it (a full disk, a closed pipe) is the
-environment's: one line on stderr, exit code 1.
+This module and ``plugin.cli`` are the only ones that call ``sys.exit``; exit codes and the
+handling of failures: see ``plugin.commands``.
 """
 
 from __future__ import annotations
@@ -22,116 +20,9 @@ import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import Any
 
-INTERNAL_ERROR = 3
-ENVIRONMENT_ERROR = 1
-
-
-def guarded(fn: Callable[[], int]) -> int:
-    """Run a front end; an OS failure is the environment's (exit 1, one line), anything else a bug.
-
-    stdout is flushed here, not at interpreter exit, so that a full disk or a reader that went
-    away (``| head``) is reported like any other failure of the environment. Any other
-    exception escaping it is a bug: traceback on stderr, exit code 3.
-    """
-    try:
-        code = fn()
-        sys.stdout.flush()
-        return code
-    except BrokenPipeError:
-        # The reader went away: nothing more can be delivered, and nothing is left to flush.
-        _drop_stdout()
-        sys.stderr.write("dynamo-render: the output was closed before it was written in full\n")
-        return ENVIRONMENT_ERROR
-    except OSError as err:
-        _drop_stdout()
-        where = f": {err.filename}" if err.filename else ""
-        sys.stderr.write(f"dynamo-render: {err.strerror or err}{where}\n")
-        return ENVIRONMENT_ERROR
-    except Exception:  # noqa: BLE001 - every unexpected exception is a bug report
-        import traceback
-
-        traceback.print_exc(file=sys.stderr)
-        sys.stderr.write("dynamo-render: internal error (this is a bug; please report it with the input)\n")
-        return INTERNAL_ERROR
-
-
-def _drop_stdout() -> None:
-    """Point stdout at /dev/null so that the flush at exit cannot fail a second time."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError, AttributeError):
-        pass
-
-
-def exit_with(fn: Callable[[], int]) -> NoReturn:
-    """Run a command through ``guarded`` and exit with its code."""
-    sys.exit(guarded(fn))
-
-
-# ---------------------------------------------------------------------------------------------
-# The commands (both parsers call these)
-
-
-def render(
-    paths: Sequence[str],
-    operator_config_path: str | None = None,
-    config: str | None = None,
-    namespace: str | None = None,
-    keep_sources: bool = False,
-    lws: bool | None = None,
-    emit: str | None = None,
-    cluster_state: str | None = None,
-    live: bool = False,
-    kubeconfig: str | None = None,
-    kube_context: str | None = None,
-    companions: bool | None = None,
-    strict: bool | None = None,
-    strict_codes: str | None = None,
-    output: str = "yaml",
-    verbose: bool = False,
-) -> int:
-    """``dynamo-render render``."""
-    from plugin.frontends.render import run
-    from plugin.options import CommonOptions
-
-    common = CommonOptions(operator_config_path, config, namespace, lws, cluster_state, verbose)
-    # --strict=CODES (read as --strict-codes) names the codes; --strict alone is true.
-    more = {"keep-sources": keep_sources or None, "emit": emit, "companions": companions,
-            "strict": strict if strict_codes is None else strict_codes}
-    return run(paths, common, sys.stdout, sys.stderr, more, output=output, live=live, kubeconfig=kubeconfig, context=kube_context)
-
-
-def krm(args: Sequence[str]) -> int:
-    """``dynamo-render krm`` (its usage was checked)."""
-    from plugin.frontends import krm as krm_frontend
-
-    return krm_frontend.main(args[0] if args else None)
-
-
-def krm_usage_problem(args: Sequence[str]) -> str:
-    """Why ``args`` are not a call the KRM function accepts ("" when they are)."""
-    from plugin.frontends import krm as krm_frontend
-
-    return krm_frontend.usage_problem(tuple(args), os.environ)
-
-
-def cmp_generate() -> int:
-    """``dynamo-render cmp generate``."""
-    from plugin.frontends import cmp as cmp_frontend
-
-    return cmp_frontend.main()
-
-
-def cmp_parameters() -> int:
-    """``dynamo-render cmp parameters``."""
-    from plugin.frontends import cmp as cmp_frontend
-
-    return cmp_frontend.parameters(os.getcwd(), os.environ, sys.stdout)
-
+from plugin.commands import cmp_generate, cmp_parameters, guarded, krm, krm_usage_problem, render
 
 # ---------------------------------------------------------------------------------------------
 # The short way: plain command lines of the common commands

@@ -8,6 +8,9 @@ in a cluster:
 - ``replaced``: a workload (or a worker's Service) removed and another of the same kind added
   for the same graph component (the DGD worker hash renamed it), reported once with ``replacedBy``;
 - ``rolled``: the same workload with a changed pod template (its pods restart);
+  a rolled or replaced workload lists what changed in its pods (``pod_changes``: containers,
+  images, commands, security flags, env, volumes, pod labels and annotations; see
+  renderer/objects/podchanges.py);
 - ``scaled``: the same workload with only its replica counts changed;
 - ``changed``: any other difference (Services, RBAC, ConfigMaps, workload metadata).
 
@@ -28,6 +31,7 @@ from typing import Any
 from renderer import consts
 from renderer.clashes import Identity, identity_of
 from renderer.cluster.dra import is_gpu_resource_name
+from renderer.objects.podchanges import pod_changes
 
 WORKLOAD_KINDS = frozenset({"Deployment", "LeaderWorkerSet", "PodCliqueSet"})
 
@@ -55,6 +59,8 @@ class Change:
     source: str | None = None
     gpus_before: int = 0
     gpus_after: int = 0
+    # What changed in the pods of a rolled or replaced workload, one line each.
+    pod_changes: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -70,6 +76,8 @@ class Change:
             out["source"] = self.source
         if self.gpus_before or self.gpus_after:
             out["gpus"] = {"before": self.gpus_before, "after": self.gpus_after}
+        if self.pod_changes:
+            out["podChanges"] = list(self.pod_changes)
         return out
 
 
@@ -157,7 +165,8 @@ def compare(
             new_key = replacements[key]
             changes.append(
                 _change(REPLACED, key, obj, replaced_by=new_key[3], source=sources_after.get(new_key) or sources_before.get(key),
-                        gpus_before=usage.gpus, gpus_after=usage_of(new[new_key]).gpus)
+                        gpus_before=usage.gpus, gpus_after=usage_of(new[new_key]).gpus,
+                        pod_changes=tuple(pod_changes(obj, new[new_key])))
             )
         else:
             changes.append(_change(REMOVED, key, obj, source=sources_before.get(key), gpus_before=usage.gpus))
@@ -173,7 +182,8 @@ def compare(
         action = classify(previous, obj)
         changes.append(
             _change(action, key, obj, source=sources_after.get(key),
-                    gpus_before=usage_of(previous).gpus, gpus_after=usage_of(obj).gpus)
+                    gpus_before=usage_of(previous).gpus, gpus_after=usage_of(obj).gpus,
+                    pod_changes=tuple(pod_changes(previous, obj)) if action == ROLLED else ())
         )
 
     rank = {action: i for i, action in enumerate(ACTION_ORDER)}

@@ -136,6 +136,7 @@ OPTIONS: tuple[Option, ...] = (
         "emit setting, else workloads).",
     ),
     _setting("api-versions", "apiVersions", kind="list"),
+    _setting("accept-preserved-content", "acceptPreservedContent", kind="list"),
     _setting(
         "cluster-state", "clusterStatePath", krm=False, flags=("--cluster-state",),
         help="Cluster facts as Kubernetes objects (a file or directory, e.g. kubectl get -o yaml output); the input "

@@ -90,6 +90,9 @@ class RenderSettings(_Strict):
     emit: Literal["workloads", "dcd"] = "workloads"
     # Emit DynamoGraphDeploymentScalingAdapter objects for components that ask for one.
     scaling_adapters: bool = Field(default=False, alias="scalingAdapters")
+    # Sources (Kind/namespace/name, * within a part) whose content that only a preservation
+    # annotation carries is accepted: info notes instead of warnings, not an error under strict.
+    accept_preserved_content: list[str] = Field(default_factory=list, alias="acceptPreservedContent")
     # Fail on warnings as on errors (the front ends apply it to their whole run): true for every
     # warning, or the result codes whose warnings fail (a list, or comma-separated text).
     strict: Any = False
@@ -126,6 +129,7 @@ class RenderSettings(_Strict):
             operator_version=self.operator_version,
             emit=self.emit,
             scaling_adapters=self.scaling_adapters,
+            accept_preserved=tuple(self.accept_preserved_content),
         )
 
 

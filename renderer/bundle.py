@@ -30,6 +30,13 @@ from renderer.clashes import Identities, Origin
 from renderer.cluster.state import BUNDLE_SOURCE, ClusterState, Kind, StateLayer, build_cluster_state
 from renderer.config import RenderConfig
 from renderer.objects.component import render_component
+from renderer.objects.preserved_content import (
+    contributions,
+    identity_only,
+    is_accepted,
+    preserved_annotation,
+    preserved_results,
+)
 from renderer.objects.integrity import Need, needed_references, object_index, report_missing
 from renderer.objects.standalone_companions import render_standalone_companions
 from renderer.results import Code, RenderError, ResourceRef, Result, Severity, describe_kind
@@ -114,22 +121,46 @@ class SourceRender:
     needs: tuple[ResourceRef, list[Need]] | None = None
 
 
-def render_source(item: Item, config: RenderConfig, default_namespace: str, cluster: ClusterState) -> SourceRender | None:
+def parse_source(obj: dict[str, Any], default_namespace: str, config: RenderConfig) -> tuple[DGD | DCD | None, list[Result]]:
+    """A DGD or DCD document admitted as the API server admits it, by its apiVersion.
+
+    v1alpha1 goes through its own schema and the conversion webhook into the v1beta1 parsers;
+    v1beta1 goes to them directly, so the v1beta1 path never loads the v1alpha1 one. The
+    imports are local: a bundle without DGDs (or without v1alpha1) never loads those modules.
+    """
+    alpha = obj.get("apiVersion") == consts.V1ALPHA1
+    if is_dgd(obj):
+        if alpha:
+            from renderer.graph.v1alpha1_dgd import parse_alpha_dgd
+
+            return parse_alpha_dgd(obj, default_namespace, config)
+        from renderer.graph.dgd_parse import parse_dgd
+
+        return parse_dgd(obj, default_namespace, config)
+    if alpha:
+        from renderer.admission.v1alpha1.admit import parse_alpha_dcd
+
+        return parse_alpha_dcd(obj, default_namespace, config.checkpoint_enabled)
+    return parse_dcd(obj, default_namespace, config.checkpoint_enabled)
+
+
+def render_source(
+    item: Item, config: RenderConfig, default_namespace: str, cluster: ClusterState, report_preserved: bool = True
+) -> SourceRender | None:
     """One DCD or DGD, admitted and rendered on its own; None for any other object (pass-through).
 
     A DGD renders through the graph program, a DCD through the component renderer plus the
     companions the graph controller would create for it. Objects the API server would refuse
-    are errors, never output.
+    are errors, never output. What only its spec preservation annotation carries is reported
+    (``report_preserved``; off for the comparison render itself).
     """
     obj = item.obj
     source: DGD | DCD | None
     if is_dgd(obj):
-        from renderer.graph.dgd_parse import parse_dgd
-
-        source, found = parse_dgd(obj, default_namespace, config)
+        source, found = parse_source(obj, default_namespace, config)
         render: Callable[[Any, RenderConfig, ClusterState, list[Result]], list[dict[str, Any]]] = _render_dgd
     elif is_dcd(obj):
-        source, found = parse_dcd(obj, default_namespace, config.checkpoint_enabled)
+        source, found = parse_source(obj, default_namespace, config)
         render = _render_dcd
     else:
         return None
@@ -155,7 +186,35 @@ def render_source(item: Item, config: RenderConfig, default_namespace: str, clus
         return out
     out.objects = objects
     out.needs = (source.ref, needed_references(source.ref, objects))
+    # What only the spec preservation annotation carries, made visible (DESIGN decision 16).
+    key = preserved_annotation(obj) if report_preserved else None
+    if key is not None:
+        add(_preserved_content(item, key, objects, source.ref, config, default_namespace, cluster))
     return out
+
+
+def _preserved_content(
+    item: Item,
+    key: str,
+    objects: list[dict[str, Any]],
+    ref: ResourceRef,
+    config: RenderConfig,
+    default_namespace: str,
+    cluster: ClusterState,
+) -> list[Result]:
+    """The source's render compared with its render without the annotation: one result per difference.
+
+    See renderer/objects/preserved_content.py for what counts as beyond the visible spec.
+    """
+    plain = render_source(Item(identity_only(item.obj, key)), config, default_namespace, cluster, report_preserved=False)
+    accepted = is_accepted(ref, default_namespace, config.accept_preserved)
+    if plain is None or plain.objects is None:
+        first = next((r for r in plain.results if r.is_error), None) if plain is not None else None
+        reason = f" ({first.field + ': ' if first and first.field else ''}{first.message if first else 'no output'})"
+        items = [f"without it the source does not render{reason}: everything it renders depends on it"]
+    else:
+        items = contributions(objects, plain.objects)
+    return preserved_results(items, ref, key, accepted)
 
 
 def _render_dgd(dgd: DGD, config: RenderConfig, cluster: ClusterState, notes: list[Result]) -> list[dict[str, Any]]:

@@ -45,6 +45,8 @@ class PluginChoices:
     emit: str = "workloads"
     # Emit DynamoGraphDeploymentScalingAdapter objects for components that ask for one.
     scaling_adapters: bool = False
+    # Sources (Kind/namespace/name patterns) whose preserved-annotation content is accepted.
+    accept_preserved: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,9 @@ class RenderConfig:
     api_versions: tuple[str, ...] | None = None
     emit: str = "workloads"
     scaling_adapters: bool = False
+    # Sources (Kind/namespace/name patterns, ``*`` within a part) whose content that only a
+    # preservation annotation carries is accepted: reported as info notes, not warnings.
+    accept_preserved: tuple[str, ...] = ()
     # DRA (resource.k8s.io/v1): needed by GPU Memory Service; on unless known to be off.
     dra_enabled: bool = True
 
@@ -215,6 +220,7 @@ def build_render_config(
         api_versions=tuple(versions) if versions is not None else None,
         emit=settings.emit,
         scaling_adapters=settings.scaling_adapters,
+        accept_preserved=settings.accept_preserved,
     )
     return config, results
 

@@ -153,3 +153,7 @@ BACKEND_VLLM = "vllm"
 BACKEND_TRTLLM = "trtllm"
 BACKEND_NOOP = "noop"
 BACKEND_FRAMEWORKS = (BACKEND_SGLANG, BACKEND_VLLM, BACKEND_TRTLLM)
+
+# Input nesting bound: a YAML or JSON document, or the JSON text of an annotation the
+# conversion decodes, nested deeper than this many levels is refused.
+MAX_DEPTH = 100

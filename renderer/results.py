@@ -43,6 +43,7 @@ class Code(str, enum.Enum):
     REFERENCE = "reference"  # an object a rendered pod names is missing
     INPUT = "input"  # bytes, YAML, files or cluster-state documents that cannot be read; limits; unwritable outputs
     CONFIG = "config"  # plugin or operator settings
+    PRESERVED = "preserved-content"  # a value only a preservation annotation carries takes effect (a warning; an error in validate and under strict)
     NOTE = "note"  # an info note: which default or cluster fact was assumed, what a run rendered or pruned
     UNCLASSIFIED = "unclassified"  # the producer did not say (never expected in output)
 

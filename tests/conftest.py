@@ -14,6 +14,7 @@ SLOW_PATHS = (
     "e2e/",  # real kpt, kubectl, pre-commit, git and subprocess runs
     "fuzz/",  # property-based runs over generated and mutated inputs
     "test_corpus.py",  # every real-world manifest, one render each
+    "test_corpus_convert.py",  # every real-world v1alpha1 manifest converted and rendered, in both modes
     "test_bench_smoke.py",  # the benchmark script end to end
     "unit/test_dockerfile.py",  # builds the install stage in a fresh directory
 )

@@ -238,6 +238,7 @@ def format_text(impact: Impact) -> str:
     for change in impact.changes:
         detail = _gpu_delta(change)
         lines.append(f"{_VERBS[change.action]:<9} {_target(change)}" + (f"  ({detail})" if detail else ""))
+        lines += [f"{'':<9}   {line}" for line in change.pod_changes]
     lines.append("")
     lines.extend(_totals(impact, markdown=False))
     return "\n".join(lines) + "\n"
@@ -253,9 +254,21 @@ def format_markdown(impact: Impact) -> str:
         for change in impact.changes:
             gpus = _gpu_delta(change) or "-"
             lines.append(f"| {change.action} | `{_target(change)}` | {gpus} | {_MEANING[change.action]} |")
+        detailed = [c for c in impact.changes if c.pod_changes]
+        if detailed:
+            lines += ["", "#### What changes in the pods", ""]
+            for change in detailed:
+                lines.append(f"- `{_target(change)}`")
+                lines += [f"  - {_markdown_text(line)}" for line in change.pod_changes]
     lines.append("")
     lines.extend(_totals(impact, markdown=True))
     return "\n".join(lines) + "\n"
+
+
+def _markdown_text(text: str) -> str:
+    """A line of user values in Markdown: as code, so that no value renders as markup."""
+    fence = "``" if "`" in text else "`"
+    return f"{fence} {text} {fence}" if fence == "``" else f"`{text}`"
 
 
 def _totals(impact: Impact, markdown: bool) -> list[str]:

@@ -69,6 +69,17 @@ def strict_pod_template(result: Result) -> Result:
     return result
 
 
+def strict_preserved_content(result: Result) -> Result:
+    """Content that only a preservation annotation carries is an error before a commit.
+
+    A reviewer cannot see it in the visible spec; a source whose preserved content is accepted
+    (``acceptPreservedContent``) reports it as info notes, which stay notes.
+    """
+    if result.severity is Severity.WARNING and result.code is Code.PRESERVED:
+        return replace(result, severity=Severity.ERROR)
+    return result
+
+
 # A file's documents and YAML problems, parsed once per run (``ObjectBudget.load``).
 Loaded = tuple[list[Document] | None, list[Result]]
 
@@ -102,7 +113,7 @@ def validate_source(
         if not result.file and result.resource is not None:
             # cluster-state notes name an object of this file but no document
             result = result.with_source(source.name, None)
-        results.append(strict_pod_template(result))
+        results.append(strict_preserved_content(strict_pod_template(result)))
     return results
 
 

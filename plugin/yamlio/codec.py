@@ -23,20 +23,21 @@ import math
 import re
 import sys
 from collections.abc import Iterable, Iterator
+from renderer import consts
 from renderer.records import dataclass
 from typing import Any
 
 import yaml
 
-from plugin.yamlio.scalars import BINARY as _BINARY
-from plugin.yamlio.scalars import BOOL as _BOOL
-from plugin.yamlio.scalars import FLOAT as _FLOAT
-from plugin.yamlio.scalars import INT as _INT
-from plugin.yamlio.scalars import MERGE as _MERGE
-from plugin.yamlio.scalars import NULL as _NULL
-from plugin.yamlio.scalars import STR as _STR
-from plugin.yamlio.scalars import TIMESTAMP as _TIMESTAMP
-from plugin.yamlio.scalars import INT64_RANGE, UINT64_MAX, go_resolve
+from renderer.gocompat.yamlresolve import BINARY as _BINARY
+from renderer.gocompat.yamlresolve import BOOL as _BOOL
+from renderer.gocompat.yamlresolve import FLOAT as _FLOAT
+from renderer.gocompat.yamlresolve import INT as _INT
+from renderer.gocompat.yamlresolve import MERGE as _MERGE
+from renderer.gocompat.yamlresolve import NULL as _NULL
+from renderer.gocompat.yamlresolve import STR as _STR
+from renderer.gocompat.yamlresolve import TIMESTAMP as _TIMESTAMP
+from renderer.gocompat.yamlresolve import INT64_RANGE, UINT64_MAX, go_resolve
 from plugin.yamlio.fast import dump_documents as fast_dump_documents
 from renderer.gocompat.gotypes import key_text
 from renderer.results import Code, Result
@@ -187,7 +188,7 @@ def _yaml_kind(value: Any) -> str:
 # A document nested deeper than this (after alias expansion) is refused. Kubernetes objects
 # are rarely deeper than 30 levels (a CRD's openAPIV3Schema of a recursive type is the
 # deepest thing seen in practice); the emitter needs about three Python frames per level.
-MAX_DEPTH = 100
+MAX_DEPTH = consts.MAX_DEPTH
 
 # go-yaml v2's alias budget: below this many decode operations 99% may come from aliases,
 # above the high mark 10%, linearly in between.
@@ -472,11 +473,6 @@ def dump_documents(objects: Iterable[Any]) -> str:
     ``plugin.yamlio.fast`` writes it: the bytes of ``dumper.dump_documents_reference``, several times faster.
     """
     return fast_dump_documents(objects)
-
-
-def dump_json(objects: list[Any]) -> str:
-    """A JSON stream, one object per line (Argo CD and KRM readers accept it)."""
-    return "".join(json_line(obj) for obj in objects)
 
 
 def json_line(obj: Any) -> str:

@@ -11,8 +11,8 @@ from typing import Any
 
 import yaml
 
-from plugin.yamlio.scalars import STR as _STR
-from plugin.yamlio.scalars import go_resolve
+from renderer.gocompat.yamlresolve import STR as _STR
+from renderer.gocompat.yamlresolve import go_resolve
 
 _BaseDumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 

@@ -18,15 +18,15 @@ from typing import Any, ClassVar, Literal
 from renderer.model import BaseModel, ConfigDict, CustomError, Field, ValidationInfo, field_validator
 
 from renderer import consts
-from renderer.admission.v1alpha1.alpha_view import AlphaView
+from renderer.admission.objectmeta import DNS1123_LABEL
+from renderer.conversion.alpha_view import AlphaView
 from renderer.results import ResourceRef
 
 INT32_MAX = 2**31 - 1
-DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+DNS_LABEL = DNS1123_LABEL.pattern
 COMPONENT_NAME_PATTERN = r"^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?$"
 RUNTIME_VERSION_PATTERN = r"^(0|[1-9][0-9]{0,3})\.(0|[1-9][0-9]{0,3})\.(0|[1-9][0-9]{0,3})$"
 TOPOLOGY_DOMAIN_PATTERN = r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$"
-DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
 class StrictModel(BaseModel):

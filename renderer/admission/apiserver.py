@@ -29,7 +29,6 @@ from renderer.admission import objectmeta, podrules
 from renderer.results import Code, ResourceRef, Result
 
 _DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
-_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _RBAC_KINDS = frozenset({"Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"})
 # kind -> paths of the pod templates it embeds
 POD_TEMPLATE_PATHS: dict[str, tuple[tuple[str, ...], ...]] = {
@@ -52,7 +51,7 @@ def name_problem(kind: str, name: str) -> str | None:
         if name in (".", "..") or "/" in name or "%" in name:
             return 'must not be "." or ".." and must not contain "/" or "%"'
         return None
-    if len(name) > objectmeta.DNS1123_SUBDOMAIN_MAX or not _DNS1123_SUBDOMAIN.fullmatch(name):
+    if len(name) > objectmeta.DNS1123_SUBDOMAIN_MAX or not objectmeta.DNS1123_SUBDOMAIN.fullmatch(name):
         return 'must be a lowercase RFC 1123 subdomain (at most 253 lowercase alphanumerics, "-" or ".")'
     return None
 

@@ -23,8 +23,9 @@ QUALIFIED_NAME_MAX = 63
 LABEL_VALUE_MAX = 63
 TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
 
-_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+# the one DNS-1123 label and subdomain patterns (apimachinery pkg/util/validation)
+DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _QUALIFIED_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 _SHOWN = 64
@@ -51,7 +52,7 @@ def dns1123_label_problem(value: str) -> str | None:
     if not value:
         return "must not be empty"
     return _bounded_match(
-        value, DNS1123_LABEL_MAX, _DNS1123_LABEL,
+        value, DNS1123_LABEL_MAX, DNS1123_LABEL,
         'be a lowercase RFC 1123 label (lowercase alphanumerics and "-", starting and ending with an alphanumeric)',
     )
 
@@ -64,7 +65,7 @@ def qualified_name_problem(value: str) -> str | None:
     if slash:
         if not prefix:
             return "prefix part must not be empty"
-        if len(prefix) > DNS1123_SUBDOMAIN_MAX or not _DNS1123_SUBDOMAIN.fullmatch(prefix):
+        if len(prefix) > DNS1123_SUBDOMAIN_MAX or not DNS1123_SUBDOMAIN.fullmatch(prefix):
             return "prefix part must be a lowercase RFC 1123 subdomain of at most 253 characters"
     if not name:
         return "name part must not be empty"

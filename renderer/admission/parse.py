@@ -18,10 +18,11 @@ from renderer.model import ValidationError
 from renderer import consts
 from renderer.gocompat import gotypes
 from renderer.admission import objectmeta, podrules, podtemplate_schema
-from renderer.admission.api import DCD, DNS1123_SUBDOMAIN, DynamoComponentDeploymentSpec, StrictModel
+from renderer.admission.api import DCD, DynamoComponentDeploymentSpec, StrictModel
+from renderer.admission.objectmeta import DNS1123_SUBDOMAIN
 from renderer.admission.webhook import validate_admission
-from renderer.admission.v1alpha1.alpha_view import dcd_view
-from renderer.results import Code, ResourceRef, Result, describe_kind, field_path
+from renderer.conversion.alpha_view import dcd_view
+from renderer.results import Code, RenderError, ResourceRef, Result, describe_kind, field_path
 
 ModelT = TypeVar("ModelT", bound=StrictModel)
 
@@ -36,18 +37,13 @@ def parse_dcd(
     """Validate and default one DCD document; every problem becomes a Result.
 
     Returns ``(None, results)`` when any error-severity problem was found; warnings (unknown
-    podTemplate fields, ignored fields) come back alongside a usable DCD. A v1alpha1 DCD is
-    admitted and converted first (renderer/admission/v1alpha1/admit.py); ``runtime_source`` is
-    the API version the user wrote, which decides the form of the runtime-version rule.
+    podTemplate fields, ignored fields) come back alongside a usable DCD. ``obj`` is a v1beta1
+    DCD: a v1alpha1 one goes through renderer/admission/v1alpha1/admit.py parse_alpha_dcd, which
+    converts it and calls this; ``runtime_source`` is the API version the user wrote, which
+    decides the form of the runtime-version rule.
     """
     ref = ResourceRef.of(obj)
     results: list[Result] = []
-
-    api_version = obj.get("apiVersion")
-    if api_version == consts.V1ALPHA1:
-        from renderer.admission.v1alpha1.admit import parse_alpha_dcd
-
-        return parse_alpha_dcd(obj, default_namespace, checkpoint_gate)
 
     head = parse_head(obj, ref, default_namespace, DynamoComponentDeploymentSpec, runtime_source, results)
     if head is None:
@@ -63,6 +59,10 @@ def parse_dcd(
         pod_template, problems = admit_pod_template(spec.pod_template, "spec.podTemplate")
         results.extend(p.with_resource(ref) for p in problems)
 
+    try:
+        alpha = dcd_view(obj)
+    except RenderError as err:
+        return None, [*results, err.to_result(ref, stage=Code.CONVERSION)]
     dcd = DCD(
         name=metadata.name,
         namespace=metadata.namespace,
@@ -72,7 +72,7 @@ def parse_dcd(
         spec=spec,
         pod_template=pod_template,
         source=obj,
-        alpha=dcd_view(obj),
+        alpha=alpha,
     )
     # DCDs generated from a DGD were already admitted as DGD components.
     if admission:
@@ -109,12 +109,39 @@ def parse_head(
     raw_spec = spec_object(obj, ref, results)
     if raw_spec is None:
         return None
+    if metadata is not None:
+        results.extend(r.with_resource(ref) for r in preservation_text_problems(metadata.annotations))
+        if any(r.is_error for r in results):
+            return None
     spec_results: list[Result] = []
     spec = validate_model(model, raw_spec, "spec", spec_results, runtime_source != consts.V1BETA1)
     results.extend(r.with_resource(ref) for r in spec_results)
     if spec is None or metadata is None:
         return None
     return metadata, spec, raw_spec
+
+
+def preservation_text_problems(annotations: dict[str, str]) -> list[Result]:
+    """The preservation annotations of a v1beta1 object that the conversion cannot decode (as v1alpha1).
+
+    They are checked before any reader of the annotations runs (renderer/conversion/preserved_text.py).
+    """
+    keys = [k for k in (consts.ANNOTATION_DCD_SPEC, consts.ANNOTATION_DGD_SPEC, consts.ANNOTATION_DCD_STATUS,
+                        consts.ANNOTATION_DGD_STATUS) if annotations.get(k)]
+    if not keys:
+        return []
+    from renderer.conversion.preserved_text import check_spec_annotation, check_status_annotation
+
+    problems: list[Result] = []
+    for key in keys:
+        try:
+            if key.endswith("-spec"):
+                check_spec_annotation(annotations[key], key, "v1alpha1")
+            else:
+                check_status_annotation(annotations[key], key)
+        except RenderError as err:
+            problems.append(err.to_result(None))
+    return problems
 
 
 def spec_object(obj: dict[str, Any], ref: ResourceRef, results: list[Result]) -> dict[str, Any] | None:

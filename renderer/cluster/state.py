@@ -510,11 +510,3 @@ def build_cluster_state(layers: Sequence[StateLayer], default_namespace: str) ->
 
 
 BUNDLE_SOURCE = "input bundle"
-
-
-def cluster_state_from_objects(objects: Iterable[Any], default_namespace: str) -> tuple[ClusterState, list[Result]]:
-    """Index the cluster facts found among the objects of an input bundle.
-
-    Mirrors: internal/secrets/docker.go RefreshIndex.
-    """
-    return build_cluster_state([StateLayer(BUNDLE_SOURCE, tuple(objects))], default_namespace)

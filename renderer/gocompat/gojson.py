@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from decimal import Decimal
 from typing import Any
 
 from renderer.gocompat import dynamo_types, gotypes, k8s_types
+from renderer.gocompat.gofloat import go_float
 from renderer.gocompat.quantity import unmarshal_quantity
 from renderer.results import RenderError, describe_kind, unsupported
 
@@ -51,46 +51,6 @@ def _map_key(key: Any, path: str) -> str:
     return text
 
 
-def go_float(value: float) -> str:
-    """A float64 as encoding/json prints it: shortest digits, ``e`` form below 1e-6 and from 1e21.
-
-    Mirrors: encoding/json encode.go floatEncoder (bits 64)
-    """
-    if not math.isfinite(value):
-        raise ValueError(f"json: unsupported value: {value!r}")
-    # Go trims the exponent's leading zero when it is negative (e-07 becomes e-7).
-    return format_shortest(value, exponent_below=-6, exponent_from=21, pad_negative_exponent=False)
-
-
-def format_shortest(value: float, exponent_below: int, exponent_from: int, pad_negative_exponent: bool) -> str:
-    """A finite float64 with the shortest digits that read back as it, as strconv writes it.
-
-    The exponent form (``1e+21``, ``1e-07``) is used when the decimal exponent is below
-    ``exponent_below`` or at least ``exponent_from``; its exponent has at least two digits
-    (a negative one only with ``pad_negative_exponent``). The one digit formatter of the Go
-    encoders here: encoding/json and ``strconv.FormatFloat(v, 'g', -1, 64)``.
-    Mirrors: strconv ftoa.go formatDigits (shortest; %e and %f).
-    """
-    if value == 0:
-        return "-0" if math.copysign(1.0, value) < 0 else "0"
-    sign, digit_tuple, exponent = Decimal(repr(value)).as_tuple()
-    assert isinstance(exponent, int)
-    digits = "".join(map(str, digit_tuple))
-    point = len(digits) + exponent  # value = 0.<digits> * 10**point
-    digits = digits.rstrip("0") or "0"
-    prefix = "-" if sign else ""
-    exp = point - 1
-    if exp < exponent_below or exp >= exponent_from:
-        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        exp_text = f"{abs(exp):02d}" if exp >= 0 or pad_negative_exponent else str(abs(exp))
-        return f"{prefix}{mantissa}e{'+' if exp >= 0 else '-'}{exp_text}"
-    if point <= 0:
-        return f"{prefix}0.{'0' * -point}{digits}"
-    if point >= len(digits):
-        return prefix + digits + "0" * (point - len(digits))
-    return f"{prefix}{digits[:point]}.{digits[point:]}"
-
-
 def go_json(value: Any) -> str:
     """Compact JSON the way encoding/json prints already-ordered values.
 
@@ -104,6 +64,24 @@ def go_json(value: Any) -> str:
     parts: list[str] = []
     _emit(value, parts.append)
     return "".join(parts)
+
+
+def go_json_untyped(value: Any) -> str:
+    """``json.Marshal`` of a decoded ``interface{}`` value (``map[string]any`` and friends).
+
+    Map keys come out sorted (encoding/json sorts every map), the rest as ``go_json``.
+
+    Mirrors: encoding/json Marshal (mapEncoder: keys sorted)
+    """
+    return go_json(_sorted_maps(value))
+
+
+def _sorted_maps(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _sorted_maps(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted_maps(item) for item in value]
+    return value
 
 
 def _contains_float(value: Any) -> bool:

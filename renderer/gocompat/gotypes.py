@@ -33,11 +33,11 @@ import datetime as dt
 import json
 import math
 import re
-import struct
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from renderer.gocompat import k8s_types
+from renderer.gocompat.gofloat import format_float_g
 from renderer.gocompat.quantity import unmarshal_quantity
 from renderer.results import Code, Result, Severity, describe_kind
 
@@ -192,40 +192,8 @@ def key_text(key: object) -> str | None:
     if isinstance(key, int):
         return str(key)
     if isinstance(key, float):
-        return _format_float32_g(key)
+        return format_float_g(key, bits=32)
     return None
-
-
-def _format_float32_g(number: float) -> str:
-    """Go strconv.FormatFloat(f, 'g', -1, 32), with YAML's names for the non-finite values."""
-    if math.isnan(number):
-        return ".nan"
-    if math.isinf(number):
-        return ".inf" if number > 0 else "-.inf"
-    single = struct.unpack("f", struct.pack("f", number))[0]
-    if math.isinf(single):  # beyond float32: Go's conversion gives an infinity
-        return ".inf" if single > 0 else "-.inf"
-    if single == 0:
-        return "-0" if math.copysign(1.0, single) < 0 else "0"
-    # shortest digits that still read back as the same float32
-    text = ""
-    for precision in range(1, 10):  # pragma: no branch (9 digits always suffice)
-        text = f"{abs(single):.{precision - 1}e}"
-        if struct.unpack("f", struct.pack("f", float(text)))[0] == abs(single):
-            break
-    mantissa, exp_text = text.split("e")
-    digits = mantissa.replace(".", "").rstrip("0") or "0"
-    exp = int(exp_text)
-    sign = "-" if single < 0 else ""
-    if exp < -4 or exp >= 6:
-        body = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        return f"{sign}{body}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
-    point = exp + 1
-    if point <= 0:
-        return f"{sign}0.{'0' * -point}{digits}"
-    if point >= len(digits):
-        return sign + digits + "0" * (point - len(digits))
-    return f"{sign}{digits[:point]}.{digits[point:]}"
 
 
 # field emission policies

@@ -26,7 +26,8 @@ import math
 import re
 from typing import Any
 
-from renderer.gocompat.gojson import format_shortest, go_float
+from renderer.gocompat.gofloat import format_float_g, go_float
+from renderer.gocompat.yamlresolve import plain_is_string
 from renderer.results import RenderError
 
 BEST_INDENT = 2
@@ -36,16 +37,6 @@ MAX_SIMPLE_KEY_BYTES = 128
 _PLAIN, _SINGLE, _DOUBLE, _LITERAL = "plain", "single", "double", "literal"
 _BREAKS = frozenset("\r\n\x85\u2028\u2029")
 _JSON_INT = re.compile(r"-?[0-9]+")
-_YAML_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
-_BASE60_FLOAT = re.compile(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
-_RESOLVE_MAP = frozenset(
-    ["y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON", "n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF", "~", "null", "Null", "NULL", ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"]
-) | {""}
-_TIMESTAMP = re.compile(
-    r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})"
-    r"(?:[Tt]([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})(?:[.,][0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})"
-    r"| ([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})(?:[.,][0-9]+)?)?$"
-)
 
 
 # -- JSON read back by go-yaml --------------------------------------------------------------
@@ -84,87 +75,6 @@ def from_json(value: Any, path: str = "") -> Any:
                 return number
         return float(text)
     raise RenderError(f"cannot encode {type(value).__name__} as JSON", path)
-
-
-def format_float_g(value: float) -> str:
-    """``strconv.FormatFloat(v, 'g', -1, 64)`` with go-yaml's spellings of infinities and NaN.
-
-    With the shortest digits Go switches to the exponent form when the decimal exponent is
-    below -4 or at least 6 (``1e+06``, ``1e-05``), with at least two exponent digits.
-
-    Mirrors: go-yaml encode.go floatv; strconv ftoa.go formatDigits ('g', shortest)
-    """
-    if math.isnan(value):
-        return ".nan"
-    if math.isinf(value):
-        return ".inf" if value > 0 else "-.inf"
-    return format_shortest(value, exponent_below=-4, exponent_from=6, pad_negative_exponent=True)
-
-
-def _resolves_to_string(text: str) -> bool:
-    """Whether go-yaml would read ``text`` as a plain scalar back as the same string.
-
-    Mirrors: go-yaml resolve.go resolve (no tag) and encode.go isBase60Float
-    """
-    if text in _RESOLVE_MAP:
-        return False
-    first = text[0]
-    if first == ".":
-        # strconv.ParseFloat: a decimal number (".5", ".5e3"); "." alone or ".a" stay strings
-        return _YAML_FLOAT.fullmatch(text) is None
-    if first in "+-0123456789":
-        if _is_timestamp(text):
-            return False
-        plain = text.replace("_", "")
-        # ParseInt/ParseUint with base prefixes (0x, 0o, 0b, 0), then the YAML float form;
-        # go-yaml's extra "0b"/"-0b" branches accept nothing ParseInt's base 0 does not
-        if _parses_go_int(plain) or (_YAML_FLOAT.fullmatch(plain) and math.isfinite(float(plain))):
-            return False  # ParseFloat's range error ("1e400") leaves a string
-        if _BASE60_FLOAT.fullmatch(text):
-            return False
-    return True
-
-
-def _parses_go_int(text: str) -> bool:
-    """strconv.ParseInt(text, 0, 64) or ParseUint(text, 0, 64) succeeds (0x, 0o, 0b and 0 prefixes)."""
-    body = text[1:] if text[:1] in "+-" else text
-    lowered = body.lower()
-    if lowered.startswith(("0x", "0o", "0b")):
-        base, body = {"x": 16, "o": 8, "b": 2}[lowered[1]], body[2:]
-    elif body.startswith("0") and len(body) > 1:
-        base, body = 8, body[1:]
-    else:
-        base = 10
-    digits = "0123456789abcdef"[:base]
-    if not body or not all(c in digits for c in body.lower()):
-        return False
-    if base == 10 and len(body) > 20:
-        # more digits than any 64-bit integer (and than Python converts by default)
-        return False
-    number = int(body, base)
-    if text.startswith("-"):
-        return number <= 1 << 63
-    return number < 1 << 64
-
-
-def _is_timestamp(text: str) -> bool:
-    """One of go-yaml's timestamp layouts that time.Parse accepts (valid date and clock).
-
-    Mirrors: go-yaml resolve.go parseTimestamp (layouts "2006-1-2T15:4:5.999999999Z07:00",
-    its lower-case "t" twin, "2006-1-2 15:4:5.999999999" and "2006-1-2")
-    """
-    match = _TIMESTAMP.fullmatch(text)
-    if match is None:
-        return False
-    year, month, day = (int(part) for part in match.group(1, 2, 3))
-    clock = [int(part) for part in match.group(4, 5, 6, 7, 8, 9) if part is not None]
-    if not (1 <= month <= 12 and 1 <= day <= 31):
-        return False
-    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
-    days = [31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-    if day > days[month - 1]:
-        return False
-    return not clock or (clock[0] <= 23 and clock[1] <= 59 and clock[2] <= 59)
 
 
 # -- key order ------------------------------------------------------------------------------
@@ -558,7 +468,7 @@ def _scalar_text(value: Any) -> tuple[str, str]:
     text = str(value)
     if "\n" in text:
         return text, _LITERAL
-    if text and _resolves_to_string(text):
+    if text and plain_is_string(text):
         return text, _PLAIN
     return text, _DOUBLE
 

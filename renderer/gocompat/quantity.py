@@ -21,9 +21,9 @@ with the helpers in amount.go, math.go, suffix.go and scale_int.go.
 
 from __future__ import annotations
 
-import math
 from renderer.records import dataclass
-from decimal import Decimal
+
+from renderer.gocompat.gofloat import go_float
 
 DECIMAL_EXPONENT = "DecimalExponent"
 BINARY_SI = "BinarySI"
@@ -180,14 +180,6 @@ class Quantity:
         return str(mantissa), (f"e{exponent}" if exponent else "")
 
 
-def new_quantity(unscaled: int, exponent: int, fmt: str) -> Quantity:
-    """A quantity built from a value, with no remembered text (Go's decimal form).
-
-    Mirrors: quantity.go NewDecimalQuantity (and the tests' decQuantity helper)
-    """
-    return Quantity(unscaled=unscaled, exponent=exponent, format=fmt, big=True)
-
-
 def parse_quantity(text: str) -> Quantity:
     """Parse a quantity string strictly (no whitespace trimming); ValueError on bad input.
 
@@ -271,46 +263,15 @@ def unmarshal_quantity(value: object) -> Quantity:
         if _INT64_MIN <= value <= _UINT64_MAX:
             return parse_quantity(str(value))
         # go-yaml hands integers beyond 64 bits over as floats
-        return parse_quantity(format_json_float(float(value)))
+        return parse_quantity(go_float(float(value)))
     if isinstance(value, float):
-        return parse_quantity(format_json_float(value))
+        return parse_quantity(go_float(value))
     raise ValueError(ERR_FORMAT_WRONG)
 
 
 def canonical_quantity(value: object) -> str:
     """The JSON string the operator writes for this YAML value; ValueError when invalid."""
     return unmarshal_quantity(value).string()
-
-
-def format_json_float(number: float) -> str:
-    """A float64 as Go's encoding/json writes it ("0.5", "1e+21", "1e-7").
-
-    Mirrors: encoding/json encode.go floatEncoder (64-bit)
-    """
-    if not math.isfinite(number):
-        raise ValueError(f"unsupported value: {number!r}")
-    if number == 0:
-        return "-0" if math.copysign(1.0, number) < 0 else "0"
-    sign, digit_tuple, exp = Decimal(repr(number)).as_tuple()
-    assert isinstance(exp, int)
-    digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
-    exp += len(digit_tuple) - len(digits)
-    prefix = "-" if sign else ""
-    magnitude = abs(number)
-    if magnitude < 1e-6 or magnitude >= 1e21:
-        # scientific: d[.ddd]e±XX, with a single-digit negative exponent trimmed (e-07 -> e-7)
-        point_exp = exp + len(digits) - 1
-        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        exp_text = f"{abs(point_exp):02d}"
-        if point_exp < 0 and exp_text[0] == "0":
-            exp_text = exp_text[1:]
-        return f"{prefix}{mantissa}e{'-' if point_exp < 0 else '+'}{exp_text}"
-    if exp >= 0:
-        return prefix + digits + "0" * exp
-    point = len(digits) + exp
-    if point > 0:
-        return f"{prefix}{digits[:point]}.{digits[point:]}"
-    return f"{prefix}0.{'0' * -point}{digits}"
 
 
 def _split(text: str) -> tuple[bool, str, str, str, str]:

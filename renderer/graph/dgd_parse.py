@@ -49,14 +49,11 @@ def parse_dgd(
 ) -> tuple[DGD | None, list[Result]]:
     """Validate and default one DGD document; the provider annotation says which pathway renders it.
 
-    A v1alpha1 DGD is admitted and converted first (renderer/admission/v1alpha1/admit.py);
-    ``runtime_source`` is the API version the user wrote (the runtime-version rule's form).
+    ``obj`` is a v1beta1 DGD: a v1alpha1 one goes through renderer/graph/v1alpha1_dgd.py
+    parse_alpha_dgd, which converts it and calls this; ``runtime_source`` is the API version
+    the user wrote (the runtime-version rule's form).
     """
     ref = ResourceRef.of(obj)
-    if obj.get("apiVersion") == consts.V1ALPHA1:
-        from renderer.graph.v1alpha1_dgd import parse_alpha_dgd
-
-        return parse_alpha_dgd(obj, default_namespace, config)
     results: list[Result] = []
     head = parse_head(obj, ref, default_namespace, DynamoGraphDeploymentSpec, runtime_source, results)
     if head is None:

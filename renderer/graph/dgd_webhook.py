@@ -11,6 +11,7 @@ import re
 from renderer import consts
 from renderer.gocompat import gotypes
 from renderer.objects import epp
+from renderer.admission.objectmeta import DNS1123_SUBDOMAIN
 from renderer.admission.webhook import AdmissionContext, ignored_fields, validate_shared_spec
 from renderer.config import RenderConfig
 from renderer.graph.dgd import (
@@ -24,7 +25,6 @@ from renderer.graph.dgd import (
 )
 from renderer.results import Code, Result, Severity, unsupported
 
-_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _SEMVER_LENIENT = re.compile(
     r"^v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?"
     r"(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?"
@@ -250,7 +250,7 @@ def dns1123_subdomain_problems(value: str) -> list[str]:
     out: list[str] = []
     if len(value) > 253:
         out.append("must be no more than 253 characters")
-    if not _DNS1123_SUBDOMAIN.fullmatch(value):
+    if not DNS1123_SUBDOMAIN.fullmatch(value):
         out.append(
             "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
             "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "

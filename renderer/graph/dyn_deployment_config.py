@@ -25,8 +25,8 @@ from renderer.records import dataclass, field
 from typing import Any
 
 from renderer import consts
-from renderer.gocompat.gotypes import go_json_dumps
-from renderer.gocompat.quantity import format_json_float, parse_quantity
+from renderer.gocompat.gojson import go_json_untyped
+from renderer.gocompat.quantity import parse_quantity
 from renderer.results import RenderError, go_quote
 
 ENV_NAME = "DYN_DEPLOYMENT_CONFIG"
@@ -181,7 +181,7 @@ def rewrite_frontend_port(raw: str, component_name: str, port: int) -> str:
                 "(its reconcile panics on this input)"
             )
         target["port"] = float(port)
-    return _go_marshal(config)
+    return go_json_untyped(config)
 
 
 def parse_dyn_deployment_config(raw: str) -> dict[str, ServiceConfig | None] | None:
@@ -368,17 +368,3 @@ def _to_any(value: Any) -> Any:
             raise _GoJSONError(f"json: cannot unmarshal number {value} into Go value of type float64")
         return number
     return value
-
-
-def _go_marshal(value: Any) -> str:
-    """Mirrors: encoding/json Marshal of map[string]any (sorted keys, float64, HTML-safe)."""
-    if isinstance(value, dict):
-        items = ",".join(f"{go_json_dumps(k)}:{_go_marshal(v)}" for k, v in sorted(value.items()))
-        return "{" + items + "}"
-    if isinstance(value, list):
-        return "[" + ",".join(_go_marshal(v) for v in value) + "]"
-    if isinstance(value, bool) or value is None:
-        return "true" if value is True else "false" if value is False else "null"
-    if isinstance(value, float):
-        return format_json_float(value)
-    return go_json_dumps(value)

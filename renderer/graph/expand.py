@@ -239,7 +239,7 @@ def _dyn_config_field(dgd: DGD, component: Component) -> str:
 
 def _alpha_carrier_annotations(dgd: DGD, framework: str, worker_hash: str) -> dict[str, dict[str, str]]:
     """Mirrors: internal/dynamo/graph.go applyDGDComponentAlphaCompatibilityToDCD (for every component)."""
-    from renderer.admission.v1alpha1.alpha_view import dgd_carrier_annotations
+    from renderer.conversion.alpha_view import dgd_carrier_annotations
 
     stored = {
         "apiVersion": consts.V1BETA1,

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from renderer import consts
 from renderer.admission.api import DCD, DynamoComponentDeploymentSharedSpec
 from renderer.admission.parse import parse_dcd
-from renderer.admission.v1alpha1.alpha_view import AlphaView, dgd_component_views
+from renderer.conversion.alpha_view import AlphaView, dgd_component_views
 from renderer.cluster.state import ClusterState
 from renderer.config import RenderConfig
 from renderer.gocompat.gojson import format_go_duration, parse_go_duration

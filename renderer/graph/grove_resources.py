@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from renderer import consts
 from renderer.config import RenderConfig
 from renderer.admission.flags import is_elastic_ep_ray_launch
-from renderer.admission.v1alpha1.alpha_view import AlphaView
+from renderer.conversion.alpha_view import AlphaView
 from renderer.pod.labels import is_k8s_discovery_enabled, is_worker_component, object_meta
 from renderer.pod.naming import normalize_kube_resource_name
 from renderer.objects.services import (

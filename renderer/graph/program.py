@@ -151,7 +151,7 @@ def render_shared_resources(dgd: DGD, config: RenderConfig, cluster: ClusterStat
                 consts.EPP_SERVICE_ACCOUNT_NAME, dgd.namespace, operator.rbac.epp_cluster_role_name
             )
     # Top-level PVCs a converted v1alpha1 DGD declares.
-    from renderer.admission.v1alpha1.alpha_view import dgd_preserved_pvcs
+    from renderer.conversion.alpha_view import dgd_preserved_pvcs
     from renderer.objects.alpha_pvcs import render_preserved_pvcs
 
     objects += render_preserved_pvcs(dgd_preserved_pvcs(dgd.source), dgd.namespace, cluster)

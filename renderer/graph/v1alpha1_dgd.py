@@ -10,21 +10,18 @@ path), api/v1alpha1/dynamographdeployment_conversion.go ConvertTo.
 from __future__ import annotations
 
 from renderer.records import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from renderer.admission.v1alpha1 import admit, paths, webhook
+from renderer.conversion.to_v1beta1 import dgd_to_v1beta1
 from renderer.config import RenderConfig
+from renderer.graph.dgd import DGD
+from renderer.graph.dgd_parse import parse_dgd
 from renderer.results import ResourceRef, Result
-
-if TYPE_CHECKING:
-    from renderer.graph.dgd import DGD
 
 
 def parse_alpha_dgd(obj: dict[str, Any], default_namespace: str, config: RenderConfig) -> tuple[DGD | None, list[Result]]:
     """Admit, convert and parse a v1alpha1 DGD; the DGD returned is its stored v1beta1 form."""
-    from renderer.admission.v1alpha1.to_v1beta1 import dgd_to_v1beta1
-    from renderer.graph.dgd_parse import parse_dgd
-
     ref = ResourceRef.of(obj)
     spec, results = admit.admit_spec(obj, ref)
     if spec is None:

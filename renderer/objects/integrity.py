@@ -138,19 +138,6 @@ def object_index(objects: Iterable[Any], default_namespace: str) -> set[tuple[Ki
     return index
 
 
-def check_references(
-    owner: ResourceRef,
-    rendered: Iterable[Mapping[str, Any]],
-    emitted: set[tuple[Kind, str, str]],
-    cluster: ClusterState,
-) -> list[Result]:
-    """One warning per object the owner's rendered pods need that nothing provides.
-
-    ``emitted`` indexes every object of the output stream (rendered and passed through).
-    """
-    return report_missing(owner, needed_references(owner, rendered), emitted, cluster)
-
-
 # A reference of a rendered workload: the namespace it resolves in, the workload naming it
 # ("Deployment/name") and the reference itself.
 Need = tuple[str, str, Reference]

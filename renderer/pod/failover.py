@@ -50,11 +50,6 @@ def is_intra_pod(mode: str | None) -> bool:
     return mode in (None, "", "IntraPod")
 
 
-def engine_container_names() -> list[str]:
-    """Mirrors: internal/dynamo/failover.go IntraPodFailoverEngineContainerNames."""
-    return [f"engine-{i}" for i in range(ENGINE_COUNT)]
-
-
 def build_failover_pod(pod_spec: dict[str, Any], number_of_nodes: int, backend_framework: str) -> None:
     """Replace the first container with the two engines (sidecars kept), then backend overrides.
 

@@ -236,10 +236,6 @@ def main_gpu_count(resources: dict[str, Any]) -> int:
     return 0
 
 
-def is_gms_client_type(component_type: str) -> bool:
-    return component_type in consts.WORKER_COMPONENT_TYPES
-
-
 def component_claim_template(
     parent_name: str,
     namespace: str,

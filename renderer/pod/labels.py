@@ -1,7 +1,7 @@
 """DCD identity helpers: component name, Dynamo namespace, labels and annotations.
 
 The operator reads part of a DCD's identity through its v1alpha1 view (``dcd.alpha``, see
-renderer/admission/v1alpha1/alpha_view.py): a converted object's preserved component
+renderer/conversion/alpha_view.py): a converted object's preserved component
 ``labels``, ``annotations``, ``dynamoNamespace`` and sub-component type. For a native v1beta1
 DCD that view is the plain projection (sub-component type ``prefill``/``decode``, nothing else).
 

@@ -19,7 +19,7 @@ import pytest
 
 from plugin.frontends import convert as convert_cmd
 from plugin.yamlio.codec import load_documents
-from renderer.admission.v1alpha1.shared_from import prune
+from renderer.conversion.shared_from import prune
 
 BIN = Path(sys.executable).with_name("dynamo-render")
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -197,9 +197,9 @@ SPOKE = [c for c in CORPUS_CASES if "beta" in c]
 
 @pytest.mark.parametrize("name", sorted({c["file"] for c in SPOKE}))
 def test_corpus_file_converts_as_the_operator_stores_it(name: str) -> None:
-    # in-process (the command path of ``convert -o json FILE``): 200 files, no interpreter starts
+    # in-process (the command path of ``convert --as-stored -o json FILE``): 200 files, no interpreter starts
     out, err = io.StringIO(), io.StringIO()
-    assert convert_cmd.run_stream([str(CORPUS / name)], "json", out, err) == 0, err.getvalue()
+    assert convert_cmd.run_stream([str(CORPUS / name)], "json", out, err, as_stored=True) == 0, err.getvalue()
     got = [json.loads(line) for line in out.getvalue().splitlines()]
     docs = load_documents((CORPUS / name).read_text(encoding="utf-8"), name)[0]
     assert len(got) == len(docs)
@@ -207,3 +207,102 @@ def test_corpus_file_converts_as_the_operator_stores_it(name: str) -> None:
     for doc, obj in zip(docs, got):
         if doc.index in expected and doc.obj.get("kind") == obj.get("kind"):
             assert norm(obj) == norm(expected[doc.index])
+
+
+COMMENTED = """\
+# a commented graph, as a person writes one
+apiVersion: v1
+kind: ConfigMap   # untouched, byte for byte
+metadata: {name: notes}
+---
+apiVersion: nvidia.com/v1alpha1
+kind: DynamoGraphDeployment
+metadata:
+  name: chat   # keep short
+spec:
+  # the graph's services, in reading order
+  services:
+    Frontend:   # the HTTP entry point
+      componentType: frontend
+      replicas: 2   # two for HA
+      extraPodSpec:
+        mainContainer:
+          image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.6.1   # pinned
+    VllmDecodeWorker:
+      componentType: worker
+      replicas: 1
+      resources:
+        limits:
+          gpu: "2"   # TP=2 on H100
+      envs:
+        # cache location
+        - name: HF_HOME
+          value: /cache   # on the node
+      extraPodSpec:
+        mainContainer:
+          image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.6.1
+          args:
+            - python3 -m dynamo.vllm --model Qwen/Qwen3-0.6B   # small model
+"""
+
+
+def comment_lines(text: str) -> list[str]:
+    return [line[line.index("#"):] for line in text.splitlines() if "#" in line]
+
+
+def test_in_place_keeps_comments_on_their_fields_and_writes_no_opaque_data(tmp_path: Path) -> None:
+    from tests.fuzz.support import render
+
+    path = tmp_path / "graph.yaml"
+    path.write_text(COMMENTED)
+    before = render([path])
+    assert before.code == 0, before.stderr
+    done = run("--in-place", path)
+    assert done.returncode == 0, done.stderr
+    text = path.read_text()
+    first = COMMENTED.split("---\n")[0]
+    assert text.startswith(first + "---\napiVersion: nvidia.com/v1beta1\n")
+    # every comment survives, the moved ones on the field they moved with
+    assert comment_lines(text) == comment_lines(COMMENTED)
+    lines = [line.strip() for line in text.splitlines()]
+    assert "name: chat  # keep short" in lines
+    assert "replicas: 2 # two for HA" in lines
+    assert "nvidia.com/gpu: '2'  # TP=2 on H100" in lines
+    assert "- name: Frontend  # the HTTP entry point" in lines
+    assert "- image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.6.1  # pinned" in lines
+    assert lines[lines.index("# cache location") + 1] == "- name: HF_HOME"
+    # no status, no preservation annotation: the render needs neither
+    assert "status" not in text and "nvidia.com/dgd-spec" not in text
+    after = render([path])
+    assert after.code == 0, after.stderr
+    assert after.stdout == before.stdout
+    # --as-stored writes the API server's form, comments and all left to the plain writer
+    path.write_text(COMMENTED)
+    assert run("--in-place", "--as-stored", path).returncode == 0
+    stored = path.read_text()
+    assert "nvidia.com/dgd-spec" in stored and "status:" in stored
+    assert render([path]).stdout == before.stdout
+
+
+def test_default_output_keeps_only_the_preserved_fields_the_render_reads() -> None:
+    # the operator stores dynamoNamespace only in the preservation annotation, and it sets the
+    # nvidia.com/dynamo-namespace labels: that member stays, with an info line; the rest goes
+    name = "ankdeshm_dynamo_disaag_serving_gke__llama31_70b_dynamo_a3u.yaml"
+    out, err = io.StringIO(), io.StringIO()
+    assert convert_cmd.run_stream([str(CORPUS / name)], "json", out, err) == 0, err.getvalue()
+    (graph,) = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert "status" not in graph
+    assert json.loads(graph["metadata"]["annotations"]["nvidia.com/dgd-spec"]) == {"version": 1, "spec": {"services": {
+        "Frontend": {"dynamoNamespace": "llama3-disagg"}, "VllmDecodeWorker": {"dynamoNamespace": "llama3-disagg"},
+        "VllmPrefillWorker": {"dynamoNamespace": "llama3-disagg"}}}}
+    assert err.getvalue() == (
+        f"{CORPUS / name}:0: [info] DynamoGraphDeployment/llama3-disagg: keeps nvidia.com/dgd-spec with "
+        "services.Frontend.dynamoNamespace, services.VllmDecodeWorker.dynamoNamespace, services.VllmPrefillWorker.dynamoNamespace: "
+        "v1beta1 has no field for them, and the render reads them\n"
+    )
+    # a graph whose preserved fields change nothing that renders loses the annotation entirely
+    name = "dynamo__recipes__qwen3-32b__vllm__cloud-providers__kustomize__base__deploy.yaml"
+    out = io.StringIO()
+    assert convert_cmd.run_stream([str(CORPUS / name)], "json", out, io.StringIO()) == 0
+    (graph,) = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert "annotations" not in graph["metadata"] and "status" not in graph

@@ -25,6 +25,7 @@ from renderer.cluster.state import (
     SECRET,
     SERVICE,
     SERVICE_ACCOUNT,
+    ClusterState,
     StateLayer,
     api_versions_from_objects,
     build_cluster_state,
@@ -32,8 +33,8 @@ from renderer.cluster.state import (
 )
 from renderer.config import build_render_config
 from renderer.operator_config import helm_default_operator_config
-from renderer.objects.integrity import Reference, check_references, object_index, pod_spec_references
-from renderer.results import ResourceRef, Severity
+from renderer.objects.integrity import Reference, needed_references, object_index, pod_spec_references, report_missing
+from renderer.results import ResourceRef, Result, Severity
 from renderer.objects.standalone_companions import render_standalone_companions
 from tests.builders import dcd, parsed_dcd
 
@@ -282,6 +283,11 @@ def test_pod_spec_references_skip_optional_ones() -> None:
         ("Secret", "tok"),
     ]
     assert Reference(SECRET, "tok", "spec.containers[0].env[0].valueFrom.secretKeyRef") in list(pod_spec_references(spec, "spec"))
+
+
+def check_references(owner: ResourceRef, rendered: list[dict[str, Any]], emitted: set[Any], cluster: ClusterState) -> list[Result]:
+    """One warning per object the owner's rendered pods need that nothing provides (as the bundle checks)."""
+    return report_missing(owner, needed_references(owner, rendered), emitted, cluster)
 
 
 def test_check_references_reports_each_missing_object_once() -> None:

@@ -144,6 +144,10 @@ def test_numbers_read_back_as_go_yaml_does(value: float, text: str) -> None:
         ("2024-02-30", "2024-02-30"),  # no such date: time.Parse fails, so it stays a string
         ("2024-02-29", '"2024-02-29"'),
         ("12:30", '"12:30"'),  # base-60 float notation
+        # strconv.ParseFloat fails with a range error on both: go-yaml resolves them as strings
+        (".5e400", ".5e400"),
+        ("1e400", "1e400"),
+        (".5", '".5"'),
         ("- item", "'- item'"),
         ("tab\there", '"tab\\there"'),
         ("emoji \U0001f600", '"emoji \\U0001F600"'),  # 4-byte runes are not printable for go-yaml

@@ -13,7 +13,7 @@ import pytest
 
 from renderer.config import RenderConfig
 from renderer.graph.dgd import DGD, WORKER_HASH_PLACEHOLDER
-from renderer.graph.dgd_parse import parse_dgd
+from renderer.bundle import parse_source
 from renderer.graph.expand import backend_framework_for_dcds, dcd_as_written, generate_dcds
 from renderer.results import RenderError, Result, Severity
 
@@ -41,7 +41,8 @@ def dgd(*components: dict[str, Any], annotations: dict[str, str] | None = None, 
 
 
 def parsed(obj: dict[str, Any], config: RenderConfig | None = None) -> tuple[DGD | None, list[Result]]:
-    return parse_dgd(obj, "default", config or RenderConfig())
+    result: tuple[DGD | None, list[Result]] = parse_source(obj, "default", config or RenderConfig())  # type: ignore[assignment]
+    return result
 
 
 def messages(obj: dict[str, Any]) -> list[str]:

@@ -114,7 +114,7 @@ def test_preserves_dra_claim() -> None:
 def test_intra_pod_mode_and_engine_names() -> None:
     assert failover.is_intra_pod(None) and failover.is_intra_pod("") and failover.is_intra_pod("IntraPod")
     assert not failover.is_intra_pod("InterPod")
-    assert failover.engine_container_names() == ["engine-0", "engine-1"]
+    assert [f"engine-{i}" for i in range(failover.ENGINE_COUNT)] == ["engine-0", "engine-1"]
 
 
 # Intra-pod GMS (dra.ApplyClaim, gms.EnsureServerSidecar / EnsureClient)

@@ -31,7 +31,8 @@ from typing import Any
 import pytest
 
 from renderer.gocompat import runtimeversion
-from renderer.gocompat.gojson import dcd_spec_go_json, format_go_duration, go_float, go_json, parse_go_duration
+from renderer.gocompat.gofloat import go_float
+from renderer.gocompat.gojson import dcd_spec_go_json, format_go_duration, go_json, parse_go_duration
 from renderer.graph.gohash import (
     WORKER_HASH_PLACEHOLDER,
     WorkerTemplate,

@@ -22,7 +22,7 @@ import yaml
 
 from plugin.files import decode
 from plugin.yamlio.codec import MAX_DEPTH, allowed_alias_ratio, dump_documents, load_documents
-from plugin.yamlio.scalars import go_resolve
+from renderer.gocompat.yamlresolve import go_resolve
 from tests.fuzz.support import Run, contract_problems, render_text
 
 ROOT = Path(__file__).resolve().parents[2]

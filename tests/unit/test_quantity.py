@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from renderer.gocompat.gofloat import go_float
 from renderer.gocompat.quantity import (
     BINARY_SI,
     DECIMAL_EXPONENT,
@@ -21,13 +22,16 @@ from renderer.gocompat.quantity import (
     _remove_factors,
     _split,
     canonical_quantity,
-    format_json_float,
-    new_quantity,
     parse_quantity,
     unmarshal_quantity,
 )
 
 _INT64_MAX = (1 << 63) - 1
+
+
+def new_quantity(unscaled: int, exponent: int, fmt: str) -> Quantity:
+    """A quantity built from a value, with no remembered text (the Go tests' decQuantity helper)."""
+    return Quantity(unscaled=unscaled, exponent=exponent, format=fmt, big=True)
 # Go tests use a format name no switch knows; CanonicalizeBytes falls back to DecimalExponent
 _INVALID_FORMAT = "invalidFormatDefaultsToExponent"
 
@@ -587,8 +591,8 @@ FLOATS = [
 
 
 @pytest.mark.parametrize(("number", "expect"), FLOATS, ids=[f"json-float/{n!r}" for n, _ in FLOATS])
-def test_format_json_float(number: float, expect: str) -> None:
-    assert format_json_float(number) == expect
+def test_go_float(number: float, expect: str) -> None:
+    assert go_float(number) == expect
 
 
 YAML_NUMBERS = [
@@ -723,14 +727,14 @@ def test_integers_beyond_64_bits_arrive_as_floats() -> None:
 def test_non_finite_floats_are_refused() -> None:
     # encoding/json refuses NaN and infinities (UnsupportedValueError)
     with pytest.raises(ValueError):
-        format_json_float(float("nan"))
+        go_float(float("nan"))
     with pytest.raises(ValueError):
-        format_json_float(float("inf"))
+        go_float(float("inf"))
 
 
 def test_negative_zero_float() -> None:
     # strconv formats -0.0 as "-0"; the quantity is plain zero
-    assert format_json_float(-0.0) == "-0"
+    assert go_float(-0.0) == "-0"
     assert canonical_quantity(-0.0) == "0"
 
 

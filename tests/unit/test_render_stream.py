@@ -16,7 +16,7 @@ import pytest
 import plugin.frontends.render as render_cmd
 from plugin.files import load_sources, read_sources
 from plugin.settings import resolve_settings
-from plugin.yamlio.codec import dump_documents, dump_json
+from plugin.yamlio.codec import dump_documents, json_line
 from renderer.bundle import Item, render_bundle, stream_bundle
 from tests.fuzz.support import render
 
@@ -79,7 +79,7 @@ def test_spilled_output_is_the_same_stream(tmp_path: Path, monkeypatch: pytest.M
     assert spilled.code == 0, spilled.stderr
     assert spilled.stdout == in_memory.stdout
     objects = [json.loads(line) for line in in_memory.stdout.splitlines()] if output == "json" else in_memory.objects()
-    assert in_memory.stdout == (dump_json(objects) if output == "json" else dump_documents(objects))
+    assert in_memory.stdout == ("".join(json_line(o) for o in objects) if output == "json" else dump_documents(objects))
 
 
 def test_without_a_temporary_file_the_output_stays_in_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,9 +22,10 @@ from typing import Any
 
 import pytest
 
-from renderer.admission.v1alpha1.from_v1beta1 import dcd_from_v1beta1, dgd_from_v1beta1, restore_preserved
-from renderer.admission.v1alpha1.scaling_adapter import dgdsa_from_v1beta1, dgdsa_to_v1beta1
-from renderer.admission.v1alpha1.shared_from import prune
+from renderer.conversion.from_v1beta1 import dcd_from_v1beta1, dgd_from_v1beta1, restore_preserved
+from renderer.conversion.scaling_adapter import dgdsa_to_v1beta1
+from tests.reverse_conversion import dgdsa_from_v1beta1
+from renderer.conversion.shared_from import prune
 from renderer.results import RenderError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "v1alpha1_conversion"

@@ -20,7 +20,7 @@ import yaml
 from plugin.frontends import render as render_cmd
 from plugin.options import CommonOptions
 from renderer.admission.v1alpha1.paths import dcd_path, dgd_path
-from renderer.admission.v1alpha1.to_v1beta1 import dcd_to_v1beta1, dgd_to_v1beta1
+from renderer.conversion.to_v1beta1 import dcd_to_v1beta1, dgd_to_v1beta1
 
 SPEC: dict[str, Any] = {
     "componentType": "worker",

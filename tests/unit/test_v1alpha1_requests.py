@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from renderer.admission.v1alpha1.requests import dgdr_to_v1beta1
-from renderer.admission.v1alpha1.requests_from import dgdr_from_v1beta1
-from renderer.admission.v1alpha1.shared_from import prune
+from renderer.conversion.requests import dgdr_to_v1beta1
+from tests.reverse_conversion import dgdr_from_v1beta1
+from renderer.conversion.shared_from import prune
 from renderer.results import RenderError
 
 DATA = json.loads((Path(__file__).resolve().parents[1] / "data" / "v1alpha1_conversion" / "dgdr.json").read_text())

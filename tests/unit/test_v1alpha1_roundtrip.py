@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 import yaml
 
-from renderer.admission.v1alpha1.from_v1beta1 import dcd_from_v1beta1, dgd_from_v1beta1
-from renderer.admission.v1alpha1.shared_from import prune
+from renderer.conversion.from_v1beta1 import dcd_from_v1beta1, dgd_from_v1beta1
+from renderer.conversion.shared_from import prune
 
 to_v1beta1 = pytest.importorskip(
-    "renderer.admission.v1alpha1.to_v1beta1", reason="the v1alpha1 -> v1beta1 direction is not on this branch yet"
+    "renderer.conversion.to_v1beta1", reason="the v1alpha1 -> v1beta1 direction is not on this branch yet"
 )
 
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from renderer.admission.v1alpha1 import preservation, typed
-from renderer.admission.v1alpha1.to_v1beta1 import dcd_to_v1beta1, dgd_to_v1beta1
+from renderer.conversion import preservation, typed
+from renderer.conversion.to_v1beta1 import dcd_to_v1beta1, dgd_to_v1beta1
 from renderer.results import RenderError
 
 FIXTURES = Path(__file__).resolve().parent.parent / "data" / "v1alpha1_to"
@@ -333,7 +333,7 @@ def test_converted_annotations_over_the_size_limit_are_refused() -> None:
 
 def test_item_to_resource_list_keeps_parsable_strings_only() -> None:
     """itemToResourceList: gpu under gpuType (nvidia.com/gpu by default); unparsable or non-string values are left out."""
-    from renderer.admission.v1alpha1.podtemplate_to import item_to_resource_list
+    from renderer.conversion.podtemplate_to import item_to_resource_list
 
     item = {"cpu": "500m", "memory": 1, "gpu": "2", "custom": {"example.com/fpga": "x", "example.com/nic": "1"}}
     assert item_to_resource_list(item) == {"cpu": "500m", "example.com/nic": "1", "nvidia.com/gpu": "2"}

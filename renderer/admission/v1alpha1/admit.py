@@ -4,7 +4,7 @@ The order is the API server's for a v1alpha1 create:
 
 1. the v1alpha1 structural schema and its CEL rules (renderer/admission/v1alpha1/schema.py):
    pruning, defaulting, validation, at the paths the user wrote;
-2. the conversion webhook's ConvertTo (renderer/admission/v1alpha1/to_v1beta1.py), which yields
+2. the conversion webhook's ConvertTo (renderer/conversion/to_v1beta1.py), which yields
    the v1beta1 object the API server stores, preservation annotations included;
 3. the webhooks, which see the v1beta1 object (``matchPolicy: Equivalent``): the DGD defaulting
    webhook and the v1beta1 validation rules run in the existing v1beta1 admission with the
@@ -25,14 +25,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from renderer.records import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from renderer import consts
+from renderer.admission.api import DCD
+from renderer.admission.parse import parse_dcd
 from renderer.admission.v1alpha1 import paths, schema, webhook
+from renderer.conversion.to_v1beta1 import dcd_to_v1beta1
 from renderer.results import Code, RenderError, ResourceRef, Result, describe_kind
-
-if TYPE_CHECKING:
-    from renderer.admission.api import DCD
 
 RUNTIME_SOURCE = consts.V1ALPHA1
 
@@ -67,9 +67,6 @@ def parse_alpha_dcd(
     obj: dict[str, Any], default_namespace: str, checkpoint_gate: bool
 ) -> tuple[DCD | None, list[Result]]:
     """Admit, convert and parse a v1alpha1 DCD; the DCD returned is its stored v1beta1 form."""
-    from renderer.admission.parse import parse_dcd
-    from renderer.admission.v1alpha1.to_v1beta1 import dcd_to_v1beta1
-
     ref = ResourceRef.of(obj)
     spec, results = admit_spec(obj, ref)
     if spec is None:
@@ -86,7 +83,3 @@ def parse_alpha_dcd(
     if any(r.is_error for r in results) or dcd is None:
         return None, results
     return replace(dcd, written_spec=spec), results
-
-
-def is_alpha(obj: dict[str, Any]) -> bool:
-    return obj.get("apiVersion") == consts.V1ALPHA1

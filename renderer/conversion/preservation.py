@@ -33,7 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from renderer import consts
-from renderer.admission.v1alpha1 import typed
+from renderer.conversion import typed
 from renderer.gocompat.gojson import go_json
 from renderer.results import RenderError, unsupported
 
@@ -49,16 +49,6 @@ EMPTY_SERVICE_NAME_PATH = "serviceName"
 ENVELOPE_VERSION = 1
 
 Record = dict[str, Any]
-
-
-def is_dcd_conversion_annotation(key: str) -> bool:
-    """Mirrors: dynamocomponentdeployment_conversion.go IsDynamoComponentDeploymentConversionAnnotation"""
-    return key in DCD_ANNOTATIONS
-
-
-def is_dgd_conversion_annotation(key: str) -> bool:
-    """Mirrors: dynamographdeployment_conversion.go IsDynamoGraphDeploymentConversionAnnotation"""
-    return key.startswith(consts.ANNOTATION_DGD_CONVERSION_PREFIX)
 
 
 def marshal_preserved_spec(version: str, struct: str, spec: dict[str, Any], records: list[Record]) -> str:

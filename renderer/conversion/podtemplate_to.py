@@ -7,7 +7,7 @@ v1alpha1 spreads a component's pod over ``resources``, ``envs``, ``envFromSecret
 ``extraPodSpec.mainContainer`` wins over the dedicated fields, except ``env`` (merged by name,
 order kept) and ``volumeMounts`` (the main container's first, then the dedicated ones).
 
-Values are Go values as ``renderer.admission.v1alpha1.typed`` describes them.
+Values are Go values as ``renderer.conversion.typed`` describes them.
 
 Mirrors: api/v1alpha1/shared_spec_conversion.go buildSharedPodTemplateFromAlpha and its
 helpers (buildBasePodTemplate, buildMainContainerFromDedicated,
@@ -19,8 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from renderer import consts
-from renderer.admission.v1alpha1 import typed
-from renderer.gocompat.quantity import parse_quantity
+from renderer.conversion import typed
+from renderer.gocompat.quantity import canonical_quantity, parse_quantity
 from renderer.gocompat.merge import copy_json, merge_override, merge_probe
 
 MAIN = consts.MAIN_CONTAINER_NAME
@@ -121,12 +121,16 @@ def resources_to_native(resources: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _resource_item_from_list(resources: dict[str, str] | None) -> dict[str, Any] | None:
-    """Mirrors: shared_spec_conversion.go resourceItemFromList"""
+def _resource_item_from_list(resources: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A core/v1 ResourceList as a v1alpha1 ResourceItem (None when empty); quantities canonical.
+
+    Mirrors: shared_spec_conversion.go resourceItemFromList
+    """
     if not resources:
         return None
     out: dict[str, Any] = {}
-    for name, value in resources.items():
+    for name in sorted(resources):
+        value = _canonical(resources[name])
         if name in ("cpu", "memory"):
             out[name] = value
         elif name == DEFAULT_GPU_RESOURCE:
@@ -134,6 +138,30 @@ def _resource_item_from_list(resources: dict[str, str] | None) -> dict[str, Any]
         else:
             out.setdefault("custom", {})[name] = value
     return out
+
+
+def _canonical(value: Any) -> str:
+    """Quantity.String() of a stored quantity (its text as it is when it does not parse)."""
+    try:
+        return canonical_quantity(value)
+    except ValueError:
+        return str(value)
+
+
+def resources_from_native(native: dict[str, Any] | None) -> dict[str, Any] | None:
+    """core/v1 ResourceRequirements as v1alpha1 Resources (None when nothing is set).
+
+    Mirrors: shared_spec_conversion.go resourcesFromNative
+    """
+    native = native or {}
+    out: dict[str, Any] = {}
+    for key in ("requests", "limits"):
+        item = _resource_item_from_list(native.get(key))
+        if item is not None:
+            out[key] = item
+    if native.get("claims"):
+        out["claims"] = copy_json(native["claims"])
+    return out or None
 
 
 def resources_need_preservation(resources: dict[str, Any] | None) -> bool:
@@ -144,15 +172,8 @@ def resources_need_preservation(resources: dict[str, Any] | None) -> bool:
     """
     if resources is None:
         return False
-    native = resources_to_native(resources)
-    back: dict[str, Any] = {}
-    for key in ("requests", "limits"):
-        item = _resource_item_from_list(native.get(key))
-        if item is not None:
-            back[key] = item
-    if native.get("claims"):
-        back["claims"] = native["claims"]
-    if not back:
+    back = resources_from_native(resources_to_native(resources))
+    if back is None:
         return True  # resourcesFromNative gives nil for a non-nil source
     return _plain_resources(resources) != _plain_resources(back)
 
@@ -206,17 +227,20 @@ def has_pod_template_volume_mounts(mounts: list[dict[str, Any]] | None) -> bool:
 
 
 def has_pod_template_content(src: dict[str, Any], pod_template_origin: bool) -> bool:
-    """Mirrors: shared_spec_conversion.go hasPodTemplateContent"""
+    """Any v1alpha1 field that lands in the pod template is set (a null one is a nil pointer).
+
+    Mirrors: shared_spec_conversion.go hasPodTemplateContent
+    """
     return (
-        "resources" in src
+        src.get("resources") is not None
         or bool(src.get("envs"))
-        or "envFromSecret" in src
+        or src.get("envFromSecret") is not None
         or has_pod_template_volume_mounts(src.get("volumeMounts"))
-        or "livenessProbe" in src
-        or "readinessProbe" in src
+        or src.get("livenessProbe") is not None
+        or src.get("readinessProbe") is not None
         or not extra_pod_spec_is_zero(src.get("extraPodSpec"))
-        or "extraPodMetadata" in src
-        or "frontendSidecar" in src
+        or src.get("extraPodMetadata") is not None
+        or src.get("frontendSidecar") is not None
         or pod_template_origin
     )
 
@@ -229,14 +253,14 @@ def main_container_from_dedicated(src: dict[str, Any]) -> dict[str, Any]:
     Mirrors: shared_spec_conversion.go buildMainContainerFromDedicated
     """
     main: dict[str, Any] = {"name": MAIN}
-    if "resources" in src:
+    if src.get("resources") is not None:
         main["resources"] = resources_to_native(src["resources"])
     if src.get("envs"):
         main["env"] = copy_json(src["envs"])
     if src.get("envFromSecret"):
         main["envFrom"] = [{"secretRef": {"name": src["envFromSecret"]}}]
     for probe in ("livenessProbe", "readinessProbe"):
-        if probe in src:
+        if src.get(probe) is not None:
             main[probe] = copy_json(src[probe])
     mounts = [
         {"name": m.get("name", ""), "mountPath": m.get("mountPoint", "")}
@@ -277,11 +301,13 @@ def merge_extra_main_container(src: dict[str, Any], base: dict[str, Any]) -> dic
     return merged
 
 
-def semantic_main_container(src: dict[str, Any]) -> dict[str, Any]:
-    """The main container the v1alpha1 fields amount to.
+def semantic_main_container(src: dict[str, Any] | None) -> dict[str, Any]:
+    """The main container the v1alpha1 fields amount to (a bare ``main`` for no spec).
 
     Mirrors: shared_spec_conversion.go semanticMainContainer
     """
+    if src is None:
+        return {"name": MAIN}
     main = merge_extra_main_container(src, main_container_from_dedicated(src))
     main["name"] = MAIN
     return main

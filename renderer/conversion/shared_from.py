@@ -3,7 +3,8 @@
 Objects are plain JSON dicts in the shape the API server stores (a Go zero value is an absent
 key). ``restored`` is the sparse v1alpha1 save the forward conversion left in the object's
 preservation annotation; ``save`` collects, sparsely, what the hub has and v1alpha1 cannot say.
-The value helpers and the forward projection live in ``shared_from_pod``; restoring the
+The value helpers live in ``shared_from_pod``, the forward projection (one port for both
+directions) in ``podtemplate_to``; restoring the
 v1alpha1-only fields from the save in ``shared_from_restore``.
 
 Mirrors: api/v1alpha1/shared_spec_conversion.go (ConvertToDynamoComponentDeploymentSharedSpec
@@ -15,8 +16,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from renderer.admission.v1alpha1.shared_from_restore import prune_empty_eps, restore_alpha_only, restore_flat_volume_mounts
-from renderer.admission.v1alpha1.shared_from_pod import (
+from renderer.conversion.podtemplate_to import build_pod_template, resources_from_native
+from renderer.conversion.shared_from_restore import prune_empty_eps, restore_alpha_only, restore_flat_volume_mounts
+from renderer.conversion.shared_from_pod import (
     _append_missing_mounts,
     _flat,
     _volume_mounts_from_native,
@@ -32,8 +34,6 @@ from renderer.admission.v1alpha1.shared_from_pod import (
     Obj,
     only_name,
     prune,
-    project_pod_template,
-    resources_from_native,
     sem_eq,
 )
 
@@ -301,7 +301,7 @@ def _save_hub_only(src: Obj, converted: Obj, save: Obj) -> None:
     if src.get("frontendSidecar") is not None and converted.get("frontendSidecar") is None:
         save["frontendSidecar"] = src["frontendSidecar"]
     if src.get("podTemplate") is not None:
-        projected = project_pod_template(converted)
+        projected = build_pod_template(converted, False)
         tpl = _sparse_pod_template(src["podTemplate"], projected, save.get("frontendSidecar") or "")
         _set(save, "podTemplate", tpl)
     exp = src.get("experimental")

@@ -51,12 +51,3 @@ def dgdsa_to_v1beta1(obj: Obj) -> Obj:
     DynamoGraphDeploymentScalingAdapter.ConvertTo
     """
     return _convert(obj, "nvidia.com/v1beta1", "serviceName", "componentName")
-
-
-def dgdsa_from_v1beta1(obj: Obj) -> Obj:
-    """A v1beta1 DGDSA as the webhook serves it in v1alpha1.
-
-    Mirrors: api/v1alpha1/dynamographdeploymentscalingadapter_conversion.go
-    DynamoGraphDeploymentScalingAdapter.ConvertFrom
-    """
-    return _convert(obj, "nvidia.com/v1alpha1", "componentName", "serviceName")

@@ -5,10 +5,10 @@ v1beta1 cannot hold (``dynamoNamespace``, ``autoscaling``, ``ingress``, ``annota
 ``labels``, a ``subComponentType`` that is not promoted to the type, a disabled feature,
 resources that lose their spelling, ...) and, for objects first written as v1alpha1, where
 each main-container field came from. The caller stores the save in the preserved-spec
-annotation (``renderer.admission.v1alpha1.preservation``); controllers read it back through
+annotation (``renderer.conversion.preservation``); controllers read it back through
 the reverse conversion, so it is part of what the operator stores.
 
-Values are Go values as ``renderer.admission.v1alpha1.typed`` describes them.
+Values are Go values as ``renderer.conversion.typed`` describes them.
 
 Mirrors: api/v1alpha1/shared_spec_conversion.go ConvertFromDynamoComponentDeploymentSharedSpec
 and saveSharedAlphaOnlySpec with their helpers
@@ -19,9 +19,9 @@ from __future__ import annotations
 from typing import Any
 
 from renderer import consts
-from renderer.admission.v1alpha1 import podtemplate_to as pt
-from renderer.admission.v1alpha1 import typed
-from renderer.admission.v1alpha1.hub_restore import restore_hub_only_fields
+from renderer.conversion import podtemplate_to as pt
+from renderer.conversion import typed
+from renderer.conversion.hub_restore import restore_hub_only_fields
 from renderer.gocompat.merge import copy_json
 
 _ALPHA_SHARED = typed.shape_of(typed.ALPHA, "DynamoComponentDeploymentSharedSpec")

@@ -12,7 +12,7 @@ import copy
 import json
 from typing import Any
 
-from renderer.admission.v1alpha1.shared_from import is_empty
+from renderer.conversion.shared_from import is_empty
 
 Obj = dict[str, Any]
 
@@ -49,24 +49,9 @@ def _state_to_phase(state: str, deployment: Obj | None) -> str:
     return "Pending"
 
 
-def _phase_to_state(phase: str) -> str:
-    """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go dgdrPhaseToState"""
-    return {"Pending": "Pending", "Profiling": "Profiling", "Ready": "Ready", "Deploying": "Deploying",
-            "Deployed": "Ready", "Failed": "Failed"}.get(phase, "Pending")
-
-
 def _status_matches_phase(state: str, deployment: Obj | None, phase: str) -> bool:
     """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go dgdrAlphaStatusMatchesHubPhase"""
     return _state_to_phase(state, deployment) == phase or (phase == "Deployed" and state == "Ready")
-
-
-def _restored_state_matches_dgd(state: str, deployment: Obj | None, dgd_name: str) -> bool:
-    """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go dgdrAlphaRestoredStateMatchesLiveDGD"""
-    if state != "DeploymentDeleted":
-        return True
-    if deployment is None:
-        return dgd_name == ""
-    return bool(deployment.get("name", "") == dgd_name)
 
 
 def status_to_hub(src: Obj, restored: Obj | None) -> tuple[Obj, Obj]:
@@ -133,53 +118,3 @@ def alpha_status_save_json(save: Obj) -> Obj:
             dep["created"] = True
         out["deployment"] = dep
     return out
-
-
-def status_from_hub(src: Obj, restored: Obj | None) -> tuple[Obj, Obj]:
-    """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go ConvertToDynamoGraphDeploymentRequestStatus
-    (restoreDGDRAlphaOnlyStatus, saveDGDRHubOnlyStatus)
-    """
-    phase = src.get("phase", "") or ""
-    dgd_name = src.get("dgdName", "") or ""
-    dst: Obj = {"state": _phase_to_state(phase)}
-    if src.get("observedGeneration"):
-        dst["observedGeneration"] = src["observedGeneration"]
-    if src.get("conditions"):
-        dst["conditions"] = copy.deepcopy(src["conditions"])
-    selected = (src.get("profilingResults") or {}).get("selectedConfig")
-    if selected is not None:
-        dst["generatedDeployment"] = copy.deepcopy(selected)
-    if dgd_name:
-        dst["deployment"] = {"name": dgd_name}
-    if restored is not None:
-        rstate = restored.get("state", "") or ""
-        rdep = restored.get("deployment")
-        if restored.get("backend"):
-            dst["backend"] = restored["backend"]
-        if restored.get("profilingResults"):
-            dst["profilingResults"] = restored["profilingResults"]
-        if rstate and _status_matches_phase(rstate, rdep, phase) and _restored_state_matches_dgd(rstate, rdep, dgd_name):
-            dst["state"] = rstate
-        if rdep is not None and rdep.get("name", "") == dgd_name and (
-            rstate == "" or _status_matches_phase(rstate, rdep, phase)
-        ):
-            dst["deployment"] = copy.deepcopy(rdep)
-    save: Obj = {}
-    if phase == "Deployed" and _state_to_phase(dst["state"], dst.get("deployment")) != phase:
-        save["phase"] = phase
-        save["dgdName"] = dgd_name
-    if phase == "Profiling":
-        for key in ("profilingPhase", "profilingJobName"):
-            if src.get(key):
-                save[key] = src[key]
-    pareto = (src.get("profilingResults") or {}).get("pareto")
-    if pareto:
-        save["profilingResults"] = {k: copy.deepcopy(v) for k, v in src["profilingResults"].items() if k != "selectedConfig"}
-    if src.get("deploymentInfo") is not None:
-        save["dgdName"] = dgd_name
-        save["deploymentInfo"] = copy.deepcopy(src["deploymentInfo"])
-    return dst, save
-
-
-def restored_status_alpha(status: Obj | None) -> Obj | None:
-    return status

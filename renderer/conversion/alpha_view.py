@@ -84,7 +84,7 @@ def dcd_view(obj: dict[str, Any]) -> AlphaView:
     if not has_dcd_preservation(metadata.get("annotations") or {}):
         return plain_view(str(spec.get("type") or ""))
     # The conversion modules only for a DCD that carries preserved v1alpha1 data (start-up time).
-    from renderer.admission.v1alpha1.from_v1beta1 import dcd_from_v1beta1
+    from renderer.conversion.from_v1beta1 import dcd_from_v1beta1
 
     alpha = dcd_from_v1beta1(obj)
     return view_of_alpha_component(alpha.get("spec") or {})
@@ -95,7 +95,7 @@ def dgd_alpha(obj: dict[str, Any]) -> dict[str, Any]:
 
     Mirrors: internal/dynamo/graph.go getDGDAlpha
     """
-    from renderer.admission.v1alpha1.from_v1beta1 import dgd_from_v1beta1
+    from renderer.conversion.from_v1beta1 import dgd_from_v1beta1
 
     spec: dict[str, Any] = dgd_from_v1beta1(obj).get("spec") or {}
     return spec
@@ -137,7 +137,7 @@ def dgd_carrier_annotations(dgd_obj: dict[str, Any], backend_framework: str, dcd
 
     Mirrors: internal/dynamo/graph.go applyDGDComponentAlphaCompatibilityToDCD
     """
-    from renderer.admission.v1alpha1.to_v1beta1 import dcd_to_v1beta1
+    from renderer.conversion.to_v1beta1 import dcd_to_v1beta1
 
     metadata = dgd_obj.get("metadata") or {}
     services = dgd_alpha(dgd_obj).get("services") or {}

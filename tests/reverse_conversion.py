@@ -1,20 +1,26 @@
-"""DynamoGraphDeploymentRequest v1beta1 (hub) -> v1alpha1 (spoke), as the conversion webhook converts it.
+"""The v1beta1 (hub) -> v1alpha1 (spoke) conversion of a DGDR and a DGDSA, for the tests.
 
-The typed v1beta1 leaves go back into the opaque ``spec.profilingConfig.config`` blob; what
-v1alpha1 cannot hold is saved in the ``nvidia.com/dgdr-spec`` annotation. The forward direction
-and the shared annotation helpers are ``renderer.admission.v1alpha1.requests``.
+The product converts these kinds one way only (``convert``: v1alpha1 -> v1beta1); the tests
+check that direction against the operator's round trips, so the reverse lives here, next to
+them. The typed v1beta1 leaves go back into the opaque ``spec.profilingConfig.config`` blob;
+what v1alpha1 cannot hold is saved in the ``nvidia.com/dgdr-spec`` annotation. The forward
+direction and the shared annotation helpers are ``renderer.conversion.requests``.
 
-Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go ConvertFrom
+Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go ConvertFrom (with
+ConvertToDynamoGraphDeploymentRequestStatus), dynamographdeploymentscalingadapter_conversion.go
+ConvertFrom
 """
 
 from __future__ import annotations
 
 import copy
 import json
+from typing import Any
 
-from renderer.admission.v1alpha1.from_v1beta1 import marshal_preserved
-from renderer.admission.v1alpha1.shared_from import is_empty
-from renderer.admission.v1alpha1.requests import (
+from renderer.conversion.from_v1beta1 import marshal_preserved
+from renderer.gocompat.gojson import go_json
+from renderer.conversion.shared_from import is_empty
+from renderer.conversion.requests import (
     ANN_SPEC,
     PROFILER,
     Obj,
@@ -26,7 +32,8 @@ from renderer.admission.v1alpha1.requests import (
     profiler_index,
     strip_typed,
 )
-from renderer.admission.v1alpha1.requests_status import ANN_STATUS, restored_status_alpha, status_from_hub
+from renderer.conversion.requests_status import ANN_STATUS, _state_to_phase, _status_matches_phase
+from renderer.conversion.scaling_adapter import _convert
 
 
 def _project_sla_to_blob(src: Obj, blob: Obj) -> bool:
@@ -184,9 +191,83 @@ def dgdr_from_v1beta1(obj: Obj) -> Obj:
     if isinstance(status_in, dict):
         status, status_save = status_from_hub(status_in, restored_status_alpha(restored_status))
         if status_save:
-            anns[ANN_STATUS] = json.dumps(status_save, separators=(",", ":"), ensure_ascii=False)
+            anns[ANN_STATUS] = go_json(status_save)
     out["metadata"] = finish_meta(meta, anns)
     out["spec"] = dst
     if status is not None:
         out["status"] = status
     return out
+
+
+def _phase_to_state(phase: str) -> str:
+    """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go dgdrPhaseToState"""
+    return {"Pending": "Pending", "Profiling": "Profiling", "Ready": "Ready", "Deploying": "Deploying",
+            "Deployed": "Ready", "Failed": "Failed"}.get(phase, "Pending")
+
+
+def _restored_state_matches_dgd(state: str, deployment: Obj | None, dgd_name: str) -> bool:
+    """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go dgdrAlphaRestoredStateMatchesLiveDGD"""
+    if state != "DeploymentDeleted":
+        return True
+    if deployment is None:
+        return dgd_name == ""
+    return bool(deployment.get("name", "") == dgd_name)
+
+
+def status_from_hub(src: Obj, restored: Obj | None) -> tuple[Obj, Obj]:
+    """Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go ConvertToDynamoGraphDeploymentRequestStatus
+    (restoreDGDRAlphaOnlyStatus, saveDGDRHubOnlyStatus)
+    """
+    phase = src.get("phase", "") or ""
+    dgd_name = src.get("dgdName", "") or ""
+    dst: Obj = {"state": _phase_to_state(phase)}
+    if src.get("observedGeneration"):
+        dst["observedGeneration"] = src["observedGeneration"]
+    if src.get("conditions"):
+        dst["conditions"] = copy.deepcopy(src["conditions"])
+    selected = (src.get("profilingResults") or {}).get("selectedConfig")
+    if selected is not None:
+        dst["generatedDeployment"] = copy.deepcopy(selected)
+    if dgd_name:
+        dst["deployment"] = {"name": dgd_name}
+    if restored is not None:
+        rstate = restored.get("state", "") or ""
+        rdep = restored.get("deployment")
+        if restored.get("backend"):
+            dst["backend"] = restored["backend"]
+        if restored.get("profilingResults"):
+            dst["profilingResults"] = restored["profilingResults"]
+        if rstate and _status_matches_phase(rstate, rdep, phase) and _restored_state_matches_dgd(rstate, rdep, dgd_name):
+            dst["state"] = rstate
+        if rdep is not None and rdep.get("name", "") == dgd_name and (
+            rstate == "" or _status_matches_phase(rstate, rdep, phase)
+        ):
+            dst["deployment"] = copy.deepcopy(rdep)
+    save: Obj = {}
+    if phase == "Deployed" and _state_to_phase(dst["state"], dst.get("deployment")) != phase:
+        save["phase"] = phase
+        save["dgdName"] = dgd_name
+    if phase == "Profiling":
+        for key in ("profilingPhase", "profilingJobName"):
+            if src.get(key):
+                save[key] = src[key]
+    pareto = (src.get("profilingResults") or {}).get("pareto")
+    if pareto:
+        save["profilingResults"] = {k: copy.deepcopy(v) for k, v in src["profilingResults"].items() if k != "selectedConfig"}
+    if src.get("deploymentInfo") is not None:
+        save["dgdName"] = dgd_name
+        save["deploymentInfo"] = copy.deepcopy(src["deploymentInfo"])
+    return dst, save
+
+
+def restored_status_alpha(status: Obj | None) -> Obj | None:
+    return status
+
+
+def dgdsa_from_v1beta1(obj: Obj) -> Obj:
+    """A v1beta1 DGDSA as the webhook serves it in v1alpha1.
+
+    Mirrors: api/v1alpha1/dynamographdeploymentscalingadapter_conversion.go
+    DynamoGraphDeploymentScalingAdapter.ConvertFrom
+    """
+    return _convert(obj, "nvidia.com/v1alpha1", "componentName", "serviceName")

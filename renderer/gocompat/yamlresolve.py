@@ -1,7 +1,9 @@
 """go-yaml v2's scalar rules: the tag and value a plain scalar resolves to.
 
-Shared by the reader (``codec.Loader``) and the writers (``dumper.Dumper`` quotes every string
-go-yaml would read as another type).
+The one resolver of the project: the plugin's reader (``plugin.yamlio.codec.Loader``) and
+writer (``plugin.yamlio.dumper.Dumper`` quotes every string go-yaml would read as another type)
+use it, and so does the operator's YAML text (``renderer.gocompat.goyaml``: a string is
+printed plain only where ``plain_is_string`` holds).
 """
 
 from __future__ import annotations
@@ -93,3 +95,46 @@ def go_resolve(text: str) -> tuple[str, Any]:
         if number is not None:
             return FLOAT, number
     return STR, text
+
+
+_BASE60_FLOAT = re.compile(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
+_TIMESTAMP_TEXT = re.compile(
+    r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})"
+    r"(?:[Tt]([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})(?:[.,][0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})"
+    r"| ([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})(?:[.,][0-9]+)?)?$"
+)
+
+
+def plain_is_string(text: str) -> bool:
+    """go-yaml's encoder prints ``text`` as a plain scalar: it resolves to a string again.
+
+    The encoder resolves the text as the decoder does, and also quotes timestamps (which the
+    decoder would read as times) and YAML 1.1 base-60 floats (``1:30``).
+
+    Mirrors: go-yaml encode.go stringv (resolve, isBase60Float), resolve.go parseTimestamp
+    """
+    if go_resolve(text)[0] != STR:
+        return False
+    if text[:1] in tuple("+-0123456789"):
+        return not (_is_timestamp(text) or _BASE60_FLOAT.fullmatch(text))
+    return True
+
+
+def _is_timestamp(text: str) -> bool:
+    """One of go-yaml's timestamp layouts that time.Parse accepts (valid date and clock).
+
+    Mirrors: go-yaml resolve.go parseTimestamp (layouts "2006-1-2T15:4:5.999999999Z07:00",
+    its lower-case "t" twin, "2006-1-2 15:4:5.999999999" and "2006-1-2")
+    """
+    match = _TIMESTAMP_TEXT.fullmatch(text)
+    if match is None:
+        return False
+    year, month, day = (int(part) for part in match.group(1, 2, 3))
+    clock = [int(part) for part in match.group(4, 5, 6, 7, 8, 9) if part is not None]
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return False
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    days = [31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+    if day > days[month - 1]:
+        return False
+    return not clock or (clock[0] <= 23 and clock[1] <= 59 and clock[2] <= 59)

@@ -11,7 +11,8 @@ annotations (envelope ``{"version":1,"spec":...}`` for the spec) and read back.
 input has one; an object without status gets none (the API server drops status on create).
 
 This module holds the v1alpha1 -> v1beta1 direction and the annotation helpers both directions
-share; the reverse is ``requests_from``, the status both ways ``requests_status``.
+share (the reverse, which only the tests use, is tests/reverse_conversion.py); the status is
+``requests_status``.
 
 Mirrors: api/v1alpha1/dynamographdeploymentrequest_conversion.go
 """
@@ -23,10 +24,11 @@ import json
 import math
 from typing import Any
 
-from renderer.admission.v1alpha1.from_v1beta1 import marshal_preserved, restore_preserved
-from renderer.admission.v1alpha1.shared_from import is_empty, prune
+from renderer.conversion.from_v1beta1 import marshal_preserved, restore_preserved
+from renderer.conversion.shared_from import is_empty, prune
+from renderer.gocompat.gojson import go_json, go_json_untyped
 from renderer.results import RenderError, describe_kind
-from renderer.admission.v1alpha1.requests_status import (
+from renderer.conversion.requests_status import (
     ANN_STATUS,
     alpha_status_save_json,
     read_restored_status,
@@ -73,18 +75,8 @@ def _go_float(value: float) -> int | float:
 
 
 def json_text(value: Any) -> str:
-    """encoding/json Marshal of a map[string]any (sorted keys, compact)."""
-
-    def clean(v: Any) -> Any:
-        if isinstance(v, dict):
-            return {k: clean(v[k]) for k in sorted(v)}
-        if isinstance(v, list):
-            return [clean(x) for x in v]
-        if isinstance(v, float):
-            return _go_float(v)
-        return v
-
-    return json.dumps(clean(value), separators=(",", ":"), ensure_ascii=False)
+    """encoding/json Marshal of a map[string]any (sorted keys, compact, Go's escaping and floats)."""
+    return go_json_untyped(value)
 
 
 def meta_and_annotations(obj: Obj) -> tuple[Obj, dict[str, str]]:
@@ -447,7 +439,7 @@ def dgdr_to_v1beta1(obj: Obj, *, api_server_defaults: bool = True) -> Obj:
     if isinstance(status_in, dict):
         status, status_save = status_to_hub(status_in, restored_status)
         if prune(status_save) is not None:
-            anns[ANN_STATUS] = json.dumps(alpha_status_save_json(status_save), separators=(",", ":"), ensure_ascii=False)
+            anns[ANN_STATUS] = go_json(alpha_status_save_json(status_save))
     out["metadata"] = finish_meta(meta, anns)
     out["spec"] = dst
     if status is not None:

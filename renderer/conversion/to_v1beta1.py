@@ -11,7 +11,7 @@ calling the operator's conversion webhook:
 * ``metadata`` is the input's, with the labels and annotations of the converted object (the
   API server keeps nothing else of a webhook's metadata): the preservation annotations read
   on input are consumed, the ones the conversion writes are added
-  (``renderer.admission.v1alpha1.preservation``).
+  (``renderer.conversion.preservation``).
 
 A failure is a ``RenderError`` whose field is a v1alpha1 path.
 
@@ -25,9 +25,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from renderer.admission.v1alpha1 import preservation as pres
-from renderer.admission.v1alpha1 import typed
-from renderer.admission.v1alpha1.shared_to import alpha_save_is_zero, shared_to_hub
+from renderer.conversion import preservation as pres
+from renderer.conversion import typed
+from renderer.conversion.preserved_text import check_spec_annotation
+from renderer.conversion.shared_to import alpha_save_is_zero, shared_to_hub
 from renderer.gocompat.merge import copy_json
 from renderer.results import RenderError, go_quote
 
@@ -110,6 +111,7 @@ def _take_hub_spec(
     restored = None
     raw = annotations.get(key)
     if raw:
+        check_spec_annotation(str(raw), key, typed.BETA)
         restored = restore(str(raw))
     for name in conversion_annotations:
         annotations.pop(name, None)

@@ -16,9 +16,11 @@ import copy
 import json
 from typing import Any
 
-from renderer.admission.v1alpha1 import preservation as pres
-from renderer.admission.v1alpha1 import shared_from, typed
-from renderer.admission.v1alpha1.shared_from import Obj, hub_save_is_zero, is_empty, prune
+from renderer.conversion import preservation as pres
+from renderer.conversion import shared_from, typed
+from renderer.conversion.preserved_text import check_spec_annotation, check_status_annotation
+from renderer.conversion.shared_from import Obj, hub_save_is_zero, is_empty, prune
+from renderer.gocompat.gojson import go_json
 from renderer.results import RenderError
 
 ALPHA = "nvidia.com/v1alpha1"
@@ -85,7 +87,7 @@ def marshal_preserved(spec: Obj, records: list[Obj] | None = None) -> str:
     envelope: Obj = {"version": 1, "spec": spec}
     if records:
         envelope["rawJSON"] = records
-    return json.dumps(envelope, separators=(",", ":"), ensure_ascii=False)
+    return go_json(envelope)
 
 
 def _annotations(obj: Obj) -> dict[str, str]:
@@ -104,10 +106,13 @@ def _json_annotation(annotations: dict[str, str], key: str, field: str) -> Obj |
     raw = annotations.get(key, "")
     if not raw:
         return None
+    check_status_annotation(raw, key)
     try:
         value = json.loads(raw)
     except ValueError as exc:
         raise RenderError(f"unmarshal {key} annotation: {exc}", field) from None
+    if value is None:
+        return None  # json.Unmarshal of null leaves the zero status
     if not isinstance(value, dict):
         raise RenderError(f"unmarshal {key} annotation: not an object", field)
     return value
@@ -225,6 +230,7 @@ def dcd_from_v1beta1(obj: Obj) -> Obj:
     restored: Obj | None = None
     empty_service_name = False
     if anns.get(ANN_DCD_SPEC):
+        check_spec_annotation(anns[ANN_DCD_SPEC], ANN_DCD_SPEC, typed.ALPHA)
         restored, records = restore_preserved(anns[ANN_DCD_SPEC])
         if restored is not None:
             empty_service_name = any(
@@ -324,6 +330,7 @@ def dgd_from_v1beta1(obj: Obj) -> Obj:
     spoke_origin = ANN_DGD_SPEC in anns or ANN_DGD_STATUS in anns
     restored: Obj | None = None
     if anns.get(ANN_DGD_SPEC):
+        check_spec_annotation(anns[ANN_DGD_SPEC], ANN_DGD_SPEC, typed.ALPHA)
         restored, _ = restore_preserved(anns[ANN_DGD_SPEC])
     restored_status = _json_annotation(anns, ANN_DGD_STATUS, f"metadata.annotations[{ANN_DGD_STATUS}]")
     anns.pop(ANN_DGD_SPEC, None)

@@ -12,8 +12,14 @@ from __future__ import annotations
 
 import copy
 
-from renderer.admission.v1alpha1.podtemplate_to import resources_to_native
-from renderer.admission.v1alpha1.shared_from_pod import (
+from renderer.conversion.podtemplate_to import (
+    extra_pod_spec_is_zero,
+    has_pod_template_content,
+    resources_need_preservation,
+    resources_to_native,
+    semantic_main_container,
+)
+from renderer.conversion.shared_from_pod import (
     _append_missing_mounts,
     _volume_mounts_from_native,
     _containers,
@@ -23,16 +29,11 @@ from renderer.admission.v1alpha1.shared_from_pod import (
     _quantity_or_none,
     _set,
     DEFAULT_FRONTEND_SIDECAR,
-    extra_pod_spec_is_zero,
     find_container,
     has_container,
-    has_pod_template_content,
     is_empty,
     MAIN,
-    main_from_dedicated,
-    merge_main_container,
     Obj,
-    resources_need_preservation,
     sem_eq,
 )
 
@@ -136,15 +137,6 @@ def _should_restore_shared_memory(dst: Obj | None, preserved: Obj | None) -> boo
     return False
 
 
-def _semantic_main(alpha: Obj | None) -> Obj:
-    """Mirrors: api/v1alpha1/shared_spec_conversion.go semanticMainContainer"""
-    if alpha is None:
-        return {"name": MAIN}
-    main = merge_main_container(alpha, main_from_dedicated(alpha))
-    main["name"] = MAIN
-    return main
-
-
 def _ensure_main(dst: Obj) -> Obj:
     """Mirrors: api/v1alpha1/shared_spec_conversion.go ensureExtraPodSpecMainContainer"""
     eps = dst.setdefault("extraPodSpec", {})
@@ -183,8 +175,8 @@ def _restore_main_origins(dst: Obj, preserved: Obj, main_present: bool) -> None:
     pmain = (preserved.get("extraPodSpec") or {}).get("mainContainer")
     if not main_present or pmain is None:
         return
-    current = _semantic_main(dst)
-    psem = _semantic_main(preserved)
+    current = semantic_main_container(dst)
+    psem = semantic_main_container(preserved)
     if sem_eq(current.get("env"), psem.get("env")) and (preserved.get("envs") or pmain.get("env")):
         _set(dst, "envs", copy.deepcopy(preserved.get("envs")) or None)
         _set(_ensure_main(dst), "env", copy.deepcopy(pmain.get("env")) or None)

@@ -7,7 +7,7 @@ give: pod template metadata beyond labels and annotations, containers and contai
 v1alpha1 has no place for, the container order, the absence of a generated ``main``
 container, volume mount details, the frontend sidecar reference and ``experimental.grove``.
 
-Values are Go values as ``renderer.admission.v1alpha1.typed`` describes them.
+Values are Go values as ``renderer.conversion.typed`` describes them.
 
 Mirrors: api/v1alpha1/shared_spec_conversion.go restoreSharedHubOnlyFields and
 restoreSharedPodTemplateHubOnlyFields with their helpers
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from renderer.admission.v1alpha1 import podtemplate_to as pt
-from renderer.admission.v1alpha1 import typed
+from renderer.conversion import podtemplate_to as pt
+from renderer.conversion import typed
 from renderer.gocompat.merge import copy_json, merge_override
 
 _POD_TEMPLATE = typed.k8s_shape("PodTemplateSpec")

@@ -1,0 +1,47 @@
+"""What ``convert`` checks its output against: the render of the objects, under the gates that shape it.
+
+``convert`` promises that rendering what it writes gives what rendering the input gives. The
+default output leaves out what the API server would store but the render never reads (status,
+preservation annotations or parts of them), and it keeps the user's order of components; both
+are kept only where this check shows the render unchanged.
+
+What "the render" is here: the objects the core makes of the bundle, with the operator's Helm
+defaults, once on the component pathway and once on the Grove pathway (the two pathways read
+different parts of a graph; a PodCliqueSet lists its cliques in component order). Objects are
+compared one by one, byte for byte as JSON, as a set: the order of objects in the stream follows
+the order of components, and no client applies a stream in its order (kubectl and Argo CD
+order by kind and sync wave).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from plugin.yamlio.codec import json_line
+from renderer.bundle import Item, stream_bundle
+from renderer.config import RenderConfig
+from renderer.results import Result
+
+CHECK_CONFIGS = (RenderConfig(), RenderConfig(grove_enabled=True))
+DEFAULT_NAMESPACE = "default"
+
+Rendering = tuple[tuple[str, ...] | None, ...]
+
+
+def rendering(objects: Sequence[Any]) -> Rendering | None:
+    """The objects ``objects`` render to under each checked configuration (sorted; None where it fails).
+
+    None when every configuration fails: then there is nothing to compare.
+    """
+    out: list[tuple[str, ...] | None] = []
+    for config in CHECK_CONFIGS:
+        results: list[Result] = []
+        try:
+            lines = sorted(json_line(obj) for obj in stream_bundle(
+                (Item(obj, "", i) for i, obj in enumerate(objects)), config, DEFAULT_NAMESPACE, results
+            ))
+        except RecursionError:  # pragma: no cover - hostile nesting; the caller keeps the stored form
+            return None
+        out.append(None if any(r.is_error for r in results) else tuple(lines))
+    return None if all(o is None for o in out) else tuple(out)

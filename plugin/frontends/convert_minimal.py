@@ -1,0 +1,172 @@
+"""The default ``convert`` output: the stored v1beta1 object without what the render never reads.
+
+The conversion webhook writes what the API server stores: a ``status`` and, for v1alpha1 fields
+v1beta1 has no place for, a preservation annotation (``nvidia.com/dgd-spec``,
+``nvidia.com/dcd-spec``) holding a JSON copy of them. Most of that JSON changes nothing that
+renders (empty main-container stubs, GPU counts already moved to the container), and no
+reviewer can read it. So, by default, each such part is left out when rendering the object
+without it gives the very objects rendering the v1alpha1 input gives (``convert_check``), and
+a preservation annotation keeps only the JSON members that change the render; one info line
+per object names what it keeps. The user's order of services becomes the order of components
+when the render does not change with it.
+
+The core's conversion stays the operator's (``--as-stored`` writes it unchanged); this module
+only leaves parts out of its result and re-checks with a render.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from plugin.frontends.convert_check import rendering
+from renderer.gocompat.gojson import go_json
+
+# The kinds the render turns into workloads (the others pass through it as they are).
+RENDERED_KINDS = ("DynamoGraphDeployment", "DynamoComponentDeployment")
+PRESERVATION_KEYS = ("nvidia.com/dgd-spec", "nvidia.com/dcd-spec", "nvidia.com/dgd-status", "nvidia.com/dcd-status")
+
+
+def minimise(original: dict[str, Any], stored: dict[str, Any], context: Sequence[Any]) -> tuple[dict[str, Any], list[str]]:
+    """``stored`` without the parts the render of ``original`` does not need, and what was kept, in words.
+
+    ``context`` is the other objects of the file (the render may read them as cluster facts).
+    When ``original`` does not render, nothing can be checked and ``stored`` is returned as it is.
+    """
+    if "status" not in stored and not any(k in _annotations(stored) for k in PRESERVATION_KEYS) and not _reorderable(original, stored):
+        return stored, []
+    target = rendering([*context, original])
+    if target is None:
+        if stored.get("kind") in RENDERED_KINDS and "status" in stored:
+            # the render never reads a graph's or component's status, and the API server ignores it on create
+            stored = {k: v for k, v in stored.items() if k != "status"}
+        if not any(k in _annotations(stored) for k in PRESERVATION_KEYS):
+            return stored, []
+        return stored, ["keeps its preservation annotation as stored: the input does not render, so what the render "
+                        "needs of it cannot be checked"]
+
+    def same(candidate: dict[str, Any]) -> bool:
+        return rendering([*context, candidate]) == target
+
+    if not same(stored):
+        return stored, ["written as stored: it renders differently from the input"]
+    kept: list[str] = []
+    current = stored
+    if "status" in current:
+        trial = {k: v for k, v in current.items() if k != "status"}
+        if same(trial):
+            current = trial
+        else:
+            kept.append("keeps status: the render reads it")
+    for key in PRESERVATION_KEYS:
+        value = _annotations(current).get(key)
+        if value is None:
+            continue
+        trial = _with_annotation(current, key, None)
+        if same(trial):
+            current = trial
+            continue
+        try:
+            data = json.loads(value)
+        except ValueError:
+            kept.append(f"keeps {key} (not JSON): the render reads it")
+            continue
+        pruned = _prune(data, lambda d: same(_with_annotation(current, key, go_json(d))))
+        current = _with_annotation(current, key, go_json(pruned))
+        fields = ", ".join(_leaves(pruned.get("spec", pruned) if isinstance(pruned, dict) else pruned)) or "its version"
+        kept.append(f"keeps {key} with {fields}: v1beta1 has no field for them, and the render reads them")
+    current, order = _user_order(original, current, same)
+    if order:
+        kept.append(order)
+    return current, kept
+
+
+def _annotations(obj: dict[str, Any]) -> dict[str, Any]:
+    meta = obj.get("metadata")
+    anns = meta.get("annotations") if isinstance(meta, dict) else None
+    return anns if isinstance(anns, dict) else {}
+
+
+def _with_annotation(obj: dict[str, Any], key: str, value: str | None) -> dict[str, Any]:
+    """``obj`` with annotation ``key`` set to ``value`` (removed for None; an emptied map goes too)."""
+    meta = dict(obj.get("metadata") or {})
+    anns = dict(meta.get("annotations") or {})
+    if value is None:
+        anns.pop(key, None)
+    else:
+        anns[key] = value
+    if anns:
+        meta["annotations"] = anns
+    else:
+        meta.pop("annotations", None)
+    return {**obj, "metadata": meta}
+
+
+def _prune(data: Any, ok: Callable[[Any], bool]) -> Any:
+    """``data`` with every object member whose removal ``ok`` accepts removed, outermost first."""
+    root = copy.deepcopy(data)
+
+    def visit(path: list[str]) -> None:
+        nonlocal root
+        node = _get(root, path)
+        if not isinstance(node, dict):
+            return
+        for key in list(node):
+            if not path and key == "version":
+                continue
+            trial = copy.deepcopy(root)
+            del _get(trial, path)[key]
+            if ok(trial):
+                root = trial
+            else:
+                visit([*path, key])
+
+    visit([])
+    return root
+
+
+def _get(data: Any, path: list[str]) -> Any:
+    for key in path:
+        data = data[key]
+    return data
+
+
+def _leaves(data: Any, prefix: str = "") -> list[str]:
+    """``services.<name>.<field>`` (or the top-level field) of each member kept."""
+    if not isinstance(data, dict):
+        return [prefix] if prefix else []
+    out: list[str] = []
+    for key, value in data.items():
+        path = f"{prefix}.{key}" if prefix else key
+        if key == "services" and not prefix and isinstance(value, dict):
+            out.extend(f"services.{name}.{field}" for name, fields in value.items()
+                       for field in (fields if isinstance(fields, dict) and fields else [""]))
+        else:
+            out.append(path)
+    return [o.rstrip(".") for o in out]
+
+
+def _reorderable(original: dict[str, Any], obj: dict[str, Any]) -> bool:
+    """Whether the components are not in the order of the input's services."""
+    return _user_order(original, obj, lambda _: False)[1] != ""
+
+
+def _user_order(original: dict[str, Any], obj: dict[str, Any], same: Callable[[dict[str, Any]], bool]) -> tuple[dict[str, Any], str]:
+    """``obj`` with its components in the order of the input's services, when that renders the same."""
+    services = (original.get("spec") or {}).get("services") if isinstance(original.get("spec"), dict) else None
+    spec = obj.get("spec")
+    components = spec.get("components") if isinstance(spec, dict) else None
+    if not isinstance(services, dict) or not isinstance(spec, dict) or not isinstance(components, list):
+        return obj, ""
+    order = {name: i for i, name in enumerate(services)}
+    by_user = sorted(components, key=lambda c: order.get(c.get("name") if isinstance(c, dict) else None, len(order)))
+    if by_user == components:
+        return obj, ""
+    trial = {**obj, "spec": {**spec, "components": by_user}}
+    if same(trial):
+        return trial, ""
+    return obj, ("keeps the components in name order, not the order of services: the order of components is the order of a "
+                 "Grove PodCliqueSet's cliques, so the render changes with it")
+
