@@ -19,7 +19,9 @@
 
 ARG PYTHON_IMAGE=python:3.12.11-slim-bookworm
 ARG GO_IMAGE=golang:1.24.11-bookworm
-ARG KUSTOMIZE_VERSION=v5.5.0
+# The kustomize Argo CD v3.5.1 bundles (its hack/tool-versions.sh, kustomize5_version), so that an
+# app folder builds under the plugin as under Argo CD's own kustomize; move it with the Argo CD pin.
+ARG KUSTOMIZE_VERSION=v5.8.1
 
 # Build stage: install the package from this repository into /opt/dynamo-render.
 FROM ${PYTHON_IMAGE} AS build

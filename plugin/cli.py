@@ -39,7 +39,7 @@ def settings_options(*names: str) -> Callable[[F], F]:
             kwargs: dict[str, Any] = {"help": option.help}
             if option.name == "emit":
                 kwargs.update(type=click.Choice(["workloads", "dcd"]), default=None)
-            elif option.kind in ("bool", "gate"):
+            elif option.kind in ("bool", "gate", "strict"):
                 kwargs.update(is_flag=True, default=None if "/" in option.flags[-1] else False)
             elif option.name == "cluster-state":
                 kwargs.update(type=click.Path(exists=True))
@@ -51,6 +51,36 @@ def settings_options(*names: str) -> Callable[[F], F]:
     return decorate
 
 
+def _strict_codes(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Check the value of ``--strict=CODES``: result codes, comma-separated (or true or false)."""
+    from plugin.options import parse_strict
+
+    if value is not None and parse_strict(value)[0] is None:
+        raise click.BadParameter(parse_strict(value)[1], ctx=ctx, param_hint="'--strict'")
+    return value
+
+
+class StrictValueCommand(click.Command):
+    """A command whose ``--strict`` switch also takes ``--strict=CODES`` (the value only after ``=``).
+
+    ``--strict PATH`` keeps meaning the switch and a path; ``--strict=CODES`` is read as the
+    hidden ``--strict-codes CODES`` option.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        rewritten: list[str] = []
+        for index, arg in enumerate(args):
+            if arg == "--":
+                rewritten.extend(args[index:])
+                break
+            if arg.startswith("--strict="):
+                rewritten.extend(("--strict-codes", arg.partition("=")[2]))
+            else:
+                rewritten.append(arg)
+        return super().parse_args(ctx, rewritten)
+
+
+strict_codes_option = click.option("--strict-codes", "strict_codes", callback=_strict_codes, hidden=True, default=None)
 SHARED = ("operator-config-path", "config", "namespace", "lws", "cluster-state", "kustomize")
 verbose_option = click.option("-v", "--verbose", is_flag=True, help="Also print info notes (assumed defaults).")
 
@@ -61,13 +91,14 @@ def cli() -> None:
     """Render NVIDIA Dynamo custom resources into the Kubernetes objects the operator would create."""
 
 
-@cli.command()
+@cli.command(cls=StrictValueCommand)
 @click.argument("paths", nargs=-1, required=True)
 @settings_options("operator-config-path", "config", "namespace", "keep-sources", "lws", "emit", "cluster-state")
 @click.option("--live", is_flag=True, help="Also read cluster facts from the current kubeconfig context (read-only GET and LIST).")
 @click.option("--kubeconfig", type=click.Path(dir_okay=False), help="Kubeconfig for --live (default: KUBECONFIG, ~/.kube/config, in-cluster).")
 @click.option("--context", "kube_context", help="Kubeconfig context for --live.")
 @settings_options("companions", "strict", "kustomize")
+@strict_codes_option
 @click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
 @verbose_option
 def render(**values: Any) -> None:

@@ -73,6 +73,7 @@ def render(
     kube_context: str | None = None,
     companions: bool | None = None,
     strict: bool | None = None,
+    strict_codes: str | None = None,
     output: str = "yaml",
     verbose: bool = False,
     kustomize: bool | None = None,
@@ -82,7 +83,9 @@ def render(
     from plugin.options import CommonOptions
 
     common = CommonOptions(operator_config_path, config, namespace, lws, cluster_state, verbose, kustomize)
-    more = {"keep-sources": keep_sources or None, "emit": emit, "companions": companions, "strict": strict}
+    # --strict=CODES (read as --strict-codes) names the codes; --strict alone is true.
+    more = {"keep-sources": keep_sources or None, "emit": emit, "companions": companions,
+            "strict": strict if strict_codes is None else strict_codes}
     return run(paths, common, sys.stdout, sys.stderr, more, output=output, live=live, kubeconfig=kubeconfig, context=kube_context)
 
 

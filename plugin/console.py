@@ -42,11 +42,12 @@ _RENDER_OWN: dict[str, tuple[str, Any]] = {
     "--output": ("output", _VALUE),
     "-v": ("verbose", True),
     "--verbose": ("verbose", True),
+    "--strict-codes": ("strict_codes", _VALUE),
 }
 RENDER_DEFAULTS: dict[str, Any] = {
     "operator_config_path": None, "config": None, "namespace": None, "keep_sources": False, "lws": None,
     "emit": None, "cluster_state": None, "live": False, "kubeconfig": None, "kube_context": None,
-    "companions": None, "strict": None, "output": "yaml", "verbose": False, "kustomize": None,
+    "companions": None, "strict": None, "strict_codes": None, "output": "yaml", "verbose": False, "kustomize": None,
 }
 # The checks click's parameter types make (plugin.cli): choices, an existing path, not a directory.
 _CHOICES = {"emit": ("workloads", "dcd"), "output": ("yaml", "json")}
@@ -62,7 +63,7 @@ def render_flags() -> dict[str, tuple[str, Any]]:
     for name in RENDER_SETTINGS:
         option = BY_NAME[name]
         dest = name.replace("-", "_")
-        if option.kind in ("bool", "gate"):
+        if option.kind in ("bool", "gate", "strict"):
             positive, _, negative = option.flags[-1].partition("/")
             for flag in (*option.flags[:-1], positive):
                 table[flag] = (dest, True)
@@ -78,6 +79,10 @@ def render_flags() -> dict[str, tuple[str, Any]]:
 def _acceptable(dest: str, value: str) -> bool:
     if value == "" or value.startswith("-"):
         return False
+    if dest == "strict_codes":
+        from plugin.options import parse_strict
+
+        return parse_strict(value)[0] is not None
     if dest in _CHOICES:
         return value in _CHOICES[dest]
     if dest in _MUST_EXIST:
@@ -118,6 +123,11 @@ def parse_render(args: Sequence[str]) -> dict[str, Any] | None:
                 return None
             if not _acceptable(dest, value):
                 return None
+        elif equals and flag == "--strict":
+            # --strict=CODES: click's command reads it as --strict-codes CODES (plugin.cli).
+            if not _acceptable("strict_codes", inline):
+                return None  # click reports the bad value
+            dest, value = "strict_codes", inline
         elif equals:
             return None
         values[dest] = value

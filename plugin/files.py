@@ -260,13 +260,16 @@ class PathPolicy:
     read as the unconfined policy reads them, and so are the paths inside a trusted config file.
 
     ``labels`` name the inputs in messages (the option, variable or parameter the user wrote);
-    an input without one is named by itself.
+    an input without one is named by itself. ``sent_folder`` is the repository folder that
+    ``root`` is when it is not the repository's own root (Argo CD sent only that folder, the
+    common root of the manifest-generate-paths annotation); a path leading outside says so.
     """
 
     root: str | None = None
     base: str | None = None
     trusted: frozenset[str] = frozenset()
     labels: Mapping[str, str] = field(default_factory=dict)
+    sent_folder: str | None = None
 
     def label(self, name: str) -> str:
         """How the input ``name`` is called in messages."""
@@ -297,7 +300,15 @@ class PathPolicy:
         lexical = os.path.normpath(joined)
         real = os.path.realpath(lexical)
         if not is_within(lexical, self.root) or not is_within(real, self.root):
-            return None, [Result(f"path {json.dumps(value)} leads outside the repository", field=label, code=Code.CONFIG)]
+            message = f"path {json.dumps(value)} leads outside the repository"
+            if self.sent_folder and not is_within(lexical, self.root):
+                message = (
+                    f"path {json.dumps(value)} leads outside the folder Argo CD sent to the plugin: only "
+                    f"{json.dumps(self.sent_folder + '/')} of the repository, the common root of the Application's "
+                    "argocd.argoproj.io/manifest-generate-paths annotation (reposerver.plugin.use.manifest.generate.paths "
+                    "is on); list the folder this path needs in the annotation"
+                )
+            return None, [Result(message, field=label, code=Code.CONFIG)]
         return real, []
 
 

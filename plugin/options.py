@@ -9,11 +9,16 @@ KRM ConfigMap keys (``plugin.frontends.krm``) are generated from it; a unit test
 
 from __future__ import annotations
 
+import json
 from renderer.records import dataclass
 from typing import Any
 
+from renderer.results import Code, describe_kind
+
 BOOL_VALUES = ("true", "false")
 GATE_VALUES = ("auto", "true", "false")
+# The result codes a strict list may name (renderer.results.Code; docs/results.md).
+STRICT_CODES: tuple[str, ...] = tuple(code.value for code in Code if code is not Code.UNCLASSIFIED)
 
 
 @dataclass(frozen=True)
@@ -23,7 +28,8 @@ class Option:
     name: str
     # The DynamoRenderConfig ``spec`` path it sets, if it is a plugin setting.
     setting: tuple[str, ...] = ()
-    # How its text is read in the CMP and in a ConfigMap: string, bool, gate (auto/true/false), list.
+    # How its text is read in the CMP and in a ConfigMap: string, bool, gate (auto/true/false), list,
+    # strict (true, false or result codes: ``parse_strict``).
     kind: str = "string"
     # Command line: the click declarations and help.
     flags: tuple[str, ...] = ()
@@ -115,11 +121,14 @@ OPTIONS: tuple[Option, ...] = (
         "grove.io, KUBE_API_VERSIONS); without an operator configuration the Helm chart's default, off; "
         "true or false to force it",
     ),
-    _switch(
-        "strict", "Strict", "false",
-        "fail on any warning as on an error (Argo CD shows warnings nowhere but the sidecar's log when the render succeeds)",
-        key="strict", flags=("--strict/--no-strict",),
-        help="Fail on any warning as on an error (default: the config's strict setting, else off).",
+    Option(
+        "strict", setting=("strict",), kind="strict", flags=("--strict/--no-strict",),
+        help="Fail on any warning as on an error; --strict=CODES only on warnings of those result codes, "
+        "comma-separated (e.g. unknown-field,ignored,clash) (default: the config's strict setting, else off).",
+        parameter="strict", title="Strict", default="false", configmap_key="strict",
+        tooltip="true, false, or a comma-separated list of result codes (e.g. unknown-field,ignored,clash): fail on "
+        "every warning (true) or on the warnings of those codes as on an error (Argo CD shows warnings nowhere but "
+        "the sidecar's log when the render succeeds)",
     ),
     _setting(
         "emit", "emit", krm=False, flags=("--emit",),
@@ -149,6 +158,36 @@ OPTIONS: tuple[Option, ...] = (
     ),
 )
 BY_NAME = {option.name: option for option in OPTIONS}
+
+
+def parse_strict(value: Any) -> tuple[bool | tuple[str, ...] | None, str]:
+    """The strict setting from ``true``/``false`` (a bool or its text) or result codes, and the problem (None when invalid).
+
+    Codes come as a comma-separated string or a list of strings; each must be a result code
+    (``STRICT_CODES``), and an empty list is refused (write false).
+    """
+    if isinstance(value, bool):
+        return value, ""
+    if isinstance(value, str) and value.strip().lower() in BOOL_VALUES:
+        return value.strip().lower() == "true", ""
+    if isinstance(value, str):
+        parts = [part.strip() for part in value.split(",")]
+    elif isinstance(value, (list, tuple)) and all(isinstance(part, str) for part in value):
+        parts = [part.strip() for part in value]
+    else:
+        return None, f"expected true, false or a comma-separated list of result codes, got {describe_kind(value)}"
+    codes = tuple(dict.fromkeys(part for part in parts if part))
+    unknown = [code for code in codes if code not in STRICT_CODES]
+    if unknown:
+        return None, f"unknown result code {', '.join(json.dumps(c) for c in unknown)} (valid: true, false, or codes of {', '.join(STRICT_CODES)})"
+    if not codes:
+        return None, f"expected true, false or result codes, got {json.dumps(value) if isinstance(value, str) else 'an empty list'} (valid codes: {', '.join(STRICT_CODES)})"
+    return codes, ""
+
+
+def strict_text(value: bool | tuple[str, ...]) -> str:
+    """How a strict setting is written: ``true``, ``false`` or its codes comma-separated."""
+    return ",".join(value) if isinstance(value, tuple) else str(value).lower()
 
 
 def cmp_parameters() -> tuple[Option, ...]:

@@ -14,16 +14,16 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from renderer.records import dataclass, replace
 from typing import Any, Literal
 
-from plugin.files import UNCONFINED, PathPolicy, is_local_config, read_text, walk_manifests
-from plugin.options import CommonOptions, settings_overrides
+from plugin.files import UNCONFINED, PathPolicy, is_local_config, load_sources, read_sources, read_text, walk_manifests
+from plugin.options import CommonOptions, parse_strict, settings_overrides
 from plugin.state_sources import load_state_file
 from plugin.yamlio.codec import Document, load_documents
 from renderer import consts
-from renderer.cluster.state import StateLayer
+from renderer.cluster.state import REFERENCED_KINDS, Existing, StateLayer
 from renderer.config import PluginChoices, RenderConfig, build_render_config
 from renderer.operator_config import DEFAULT_OPERATOR_VERSION, OperatorConfiguration, parse_operator_config
-from renderer.model import BaseModel, ConfigDict, Field, ValidationError
-from renderer.results import Code, ResourceRef, Result, Severity, field_path
+from renderer.model import BaseModel, ConfigDict, CustomError, Field, ValidationError, field_validator
+from renderer.results import Code, ResourceRef, Result, Severity, field_path, strict
 
 RENDER_CONFIG_API_VERSION = "config.dynamo-render.dev/v1alpha1"
 RENDER_CONFIG_KIND = "DynamoRenderConfig"
@@ -50,6 +50,28 @@ class Gates(_Strict):
     kai_scheduler: bool | None = Field(default=None, alias="kaiScheduler")
 
 
+class ExistingObject(_Strict):
+    """An object that exists in the cluster on purpose, outside Git (an ``hf-token`` Secret, a model cache PVC).
+
+    A rendered pod's reference to it is not reported; ``name`` and ``namespace`` take ``*`` and
+    ``?`` globs, and no namespace means every namespace.
+    """
+
+    kind: str
+    name: str = Field(min_length=1)
+    namespace: str | None = Field(default=None, min_length=1)
+
+    @field_validator("kind")
+    @classmethod
+    def _referenced_kind(cls, value: str) -> str:
+        if value not in REFERENCED_KINDS:
+            raise CustomError("literal_error", f'unsupported kind "{value}" (valid: {", ".join(REFERENCED_KINDS)})')
+        return value
+
+    def existing(self) -> Existing:
+        return Existing(REFERENCED_KINDS[self.kind], self.name, self.namespace)
+
+
 class RenderSettings(_Strict):
     """The ``spec`` of a DynamoRenderConfig."""
 
@@ -71,8 +93,27 @@ class RenderSettings(_Strict):
     # Sources (Kind/namespace/name, * within a part) whose content that only a preservation
     # annotation carries is accepted: info notes instead of warnings, not an error under strict.
     accept_preserved_content: list[str] = Field(default_factory=list, alias="acceptPreservedContent")
-    # Fail on any warning as on an error (the front ends apply it to their whole run).
-    strict: bool = False
+    # Fail on warnings as on errors (the front ends apply it to their whole run): true for every
+    # warning, or the result codes whose warnings fail (a list, or comma-separated text).
+    strict: Any = False
+    # Objects that exist in the cluster on purpose: their references are not reported.
+    existing_objects: list[ExistingObject] = Field(default_factory=list, alias="existingObjects")
+
+    @field_validator("strict")
+    @classmethod
+    def _strict_value(cls, value: Any) -> bool | tuple[str, ...]:
+        parsed, problem = parse_strict(value)
+        if parsed is None:
+            raise CustomError("value_error", problem)
+        return parsed
+
+    def strict_results(self, results: list[Result]) -> list[Result]:
+        """``results`` with the warnings that ``strict`` names turned into errors."""
+        if self.strict is True:
+            return strict(results)
+        if not self.strict:
+            return results
+        return strict(results, frozenset(Code(code) for code in self.strict))
 
     def choices(self) -> PluginChoices:
         """What the core needs of these settings."""
@@ -116,7 +157,9 @@ def parse_render_settings(doc: dict[str, Any]) -> tuple[RenderSettings | None, l
     except ValidationError as err:
         for error in err.errors(include_url=False):
             extra = error["type"] == "extra_forbidden"
-            message = f'unknown field "{error["loc"][-1]}"' if extra else str(error["msg"]).lower()
+            # Lower-case the message's first letter only: kinds and patterns in it keep their case.
+            text = str(error["msg"])
+            message = f'unknown field "{error["loc"][-1]}"' if extra else text[:1].lower() + text[1:]
             code = Code.UNKNOWN_FIELD if extra else Code.CONFIG
             results.append(Result(message, field=field_path("spec", tuple(error["loc"])), code=code))
         return None, results
@@ -400,6 +443,9 @@ def resolve_settings(
 
     # The cluster-state file: the flag's, else the config's.
     layers: list[StateLayer] = []
+    if settings.existing_objects:
+        declared = tuple(item.existing() for item in settings.existing_objects)
+        layers.append(StateLayer(f"{origin or 'settings'} spec.existingObjects", existing=declared))
     state_path, state_trusted = nested_state, nested_trusted
     if cluster_state_path is not None:
         state_trusted = "cluster-state" in policy.trusted

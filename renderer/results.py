@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 from renderer.records import dataclass, replace
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 
@@ -160,10 +160,17 @@ class Result:
         return self.line()
 
 
-def strict(results: list[Result]) -> list[Result]:
-    """The ``strict`` setting: every warning fails the run like an error (infos stay notes)."""
+def strict(results: list[Result], codes: Collection[Code] | None = None) -> list[Result]:
+    """The ``strict`` setting: every warning fails the run like an error (infos stay notes).
+
+    With ``codes``, only the warnings of those rule codes do; the others stay warnings.
+    """
+    def hardened(r: Result) -> Result:
+        note = "strict is on" if codes is None else f"strict is on for {r.code.value}"
+        return replace(r, severity=Severity.ERROR, message=f"{r.message} (a warning; {note})")
+
     return [
-        replace(r, severity=Severity.ERROR, message=f"{r.message} (a warning; strict is on)") if r.severity is Severity.WARNING else r
+        hardened(r) if r.severity is Severity.WARNING and (codes is None or r.code in codes) else r
         for r in results
     ]
 

@@ -7,9 +7,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-# The standalone kustomize the tests need (exec KRM functions; kubectl's embedded one skips them).
+# The standalone kustomize the tests need (exec KRM functions; kubectl's embedded one skips them):
+# the version the image ships, the one Argo CD v3.5.1 bundles.
 KUSTOMIZE_MODULE = "sigs.k8s.io/kustomize/kustomize/v5"
-KUSTOMIZE_VERSION = "v5.5.0"
+KUSTOMIZE_VERSION = "v5.8.1"
 INSTALL_HINT = f"go install {KUSTOMIZE_MODULE}@{KUSTOMIZE_VERSION} (.ci/run does this)"
 
 

@@ -48,6 +48,7 @@ from plugin.frontends.cmp_sources import (
     collect_documents,
     not_deployable,
     resolve_repo_root,
+    sent_folder,
 )
 from plugin.frontends.cmp_params import (
     INFO_PROBLEMS,
@@ -61,14 +62,16 @@ from plugin.frontends.cmp_params import (
     escape_param_name,
     resolve_options,
 )
+from plugin.options import parse_strict, strict_text
 from plugin.settings import Settings, resolve_settings, settings_files
 from plugin.ownership import renamed_after_render
 from plugin.yamlio.codec import dump_documents, load_documents
 from renderer.bundle import Item, is_dcd, is_dgd, render_bundle
-from renderer.results import Code, ResourceRef, Result, Severity, strict
+from renderer.results import Code, ResourceRef, Result, Severity
 
 PLUGIN_NAME = "dynamo-render"
-PLUGIN_VERSION = "v1"
+# The release (pyproject.toml's version): in the plugin name, so in Argo CD's manifest cache key.
+PLUGIN_VERSION = "v0.1.0"
 # What an Application sets as spec.source.plugin.name (Argo CD dials "<name>-<version>.sock").
 APPLICATION_PLUGIN_NAME = f"{PLUGIN_NAME}-{PLUGIN_VERSION}"
 
@@ -90,7 +93,6 @@ class Plan:
     allow_empty: bool
     skip: frozenset[str]
     prune_last: bool = True
-    strict: bool = False
 
 
 def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str]) -> tuple[Plan | None, list[Result]]:
@@ -103,6 +105,7 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
     policy = PathPolicy(
         root=tree.root,
         base=tree.app,
+        sent_folder=sent_folder(tree.root, tree.app, env),
         trusted=frozenset(name for name in ("config", "operator-config-path") if name in options and options[name].origin == SIDECAR),
         labels={name: value.label for name, value in options.items()},
     )
@@ -130,18 +133,22 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
         else:
             operator_text = winners[0].text
 
-    # Plain settings: switches and gates ("auto" leaves a gate to the operator's own decision).
+    # Plain settings: switches, gates ("auto" leaves a gate to the operator's own decision) and
+    # strict (true, false or result codes; resolve_options has checked the text).
     overrides: dict[str, Any] = {}
     for param in PARAMETERS:
         option = param.option
-        if param.name not in options or option.kind not in ("bool", "gate") or not option.setting:
+        if param.name not in options or option.kind not in ("bool", "gate", "strict") or not option.setting:
             continue
         text = options[param.name].text
         *parents, key = option.setting
         target = overrides
         for part in parents:
             target = target.setdefault(part, {})
-        target[key] = None if text == "auto" else text == "true"
+        if option.kind == "strict":
+            target[key] = parse_strict(text)[0]
+        else:
+            target[key] = None if text == "auto" else text == "true"
     allow_empty = "allow-empty" in options and options["allow-empty"].text == "true"
     prune_last = "prune-last" not in options or options["prune-last"].text == "true"
     if any(r.is_error for r in results):
@@ -173,10 +180,9 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
         or env.get("ARGOCD_APP_NAMESPACE", "")
         or "default"
     )
-    strict_on = options["strict"].text == "true" if "strict" in options else settings.settings.strict
     # The files the settings name are configuration, never manifests to render.
     skip = settings_files(settings)
-    return Plan(settings, namespace, allow_empty, skip, prune_last, strict_on), results
+    return Plan(settings, namespace, allow_empty, skip, prune_last), results
 
 
 def _grove_off_note(settings: Settings, api_versions: list[str] | None) -> Result | None:
@@ -255,8 +261,7 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
             f"no objects to deploy in {tree.display(tree.app)} ({described}); an empty result "
             "makes Argo CD prune the whole Application, so it is refused unless the allow-empty parameter is true", code=Code.INPUT
         ))
-    if plan.strict:
-        results = strict(results)
+    results = plan.settings.settings.strict_results(results)
     if any(r.is_error for r in results):
         return _fail(results, env, stderr)
     # On success Argo CD shows stderr nowhere but the sidecar's log (info level).
@@ -348,8 +353,8 @@ def parameters(cwd: str, env: Mapping[str, str], stdout: TextIO) -> int:
         elif param.name == "namespace":
             configured = plan.settings.settings.namespace if plan is not None else None
             effective[param.name] = f"{configured} (from the config file)" if configured else "the destination namespace"
-        elif param.name == "strict" and plan is not None and plan.strict:
-            effective[param.name] = "true (from the config file)"
+        elif param.name == "strict" and plan is not None and plan.settings.settings.strict:
+            effective[param.name] = f"{strict_text(plan.settings.settings.strict)} (from the config file)"
         elif param.option.default:
             effective[param.name] = f"{param.option.default} (default)"
     if plan is not None:

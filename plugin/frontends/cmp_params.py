@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from renderer.records import dataclass
 from typing import Any
 
-from plugin.options import Option, announcement, cmp_parameters
+from plugin.options import Option, announcement, cmp_parameters, parse_strict
 from renderer.results import Code, Result, Severity
 
 APP_ENV_PREFIX = "ARGOCD_ENV_DYNAMO_RENDER_"
@@ -130,6 +130,10 @@ def resolve_options(env: Mapping[str, str]) -> tuple[dict[str, Value], list[Resu
         allowed = PARAMETERS_BY_NAME[name].allowed
         if allowed and value.text not in allowed:
             results.append(Result(f"invalid value {json.dumps(value.text)} (valid: {', '.join(allowed)})", field=value.label, code=Code.CONFIG))
+        elif PARAMETERS_BY_NAME[name].option.kind == "strict":
+            problem = parse_strict(value.text)[1]
+            if problem:
+                results.append(Result(problem, field=value.label, code=Code.CONFIG))
     return values, results
 
 

@@ -72,6 +72,27 @@ def resolve_repo_root(app_dir: str, env: Mapping[str, str]) -> str:
     return app_dir
 
 
+def sent_folder(root: str, app_dir: str, env: Mapping[str, str]) -> str | None:
+    """The repository folder ``root`` is, when Argo CD sent only part of the repository, else None.
+
+    With ``reposerver.plugin.use.manifest.generate.paths`` Argo CD streams only the common root
+    of the Application's ``argocd.argoproj.io/manifest-generate-paths`` paths, while
+    ``ARGOCD_APP_SOURCE_PATH`` still names the app path from the repository's root: the part
+    of that path above the app folder's place in ``root`` is the folder that was sent.
+    Mirrors: argo-cd reposerver/repository/repository.go runConfigManagementPluginSidecars
+    (getApplicationRootPath).
+    """
+    source = env.get("ARGOCD_APP_SOURCE_PATH", "")
+    parts = [p for p in source.split("/") if p not in ("", ".")]
+    if not parts or ".." in parts:
+        return None
+    relative = os.path.relpath(app_dir, root)
+    inner = [] if relative == "." else relative.split(os.sep)
+    if len(parts) <= len(inner) or parts[len(parts) - len(inner):] != inner:
+        return None
+    return "/".join(parts[: len(parts) - len(inner)])
+
+
 @dataclass(frozen=True)
 class Tree:
     """The repository root, the app folder in it, and how to name files for the user."""
@@ -84,14 +105,33 @@ class Tree:
         return shown_path(path, self.root)
 
 
+def helm_chart_note(tree: Tree, chart: str) -> Result:
+    """A Helm chart reached the plugin: one line saying so, instead of its templates' YAML errors."""
+    return Result(
+        f"{tree.display(chart) if chart != tree.app else 'the application folder'} is a Helm chart (Chart.yaml): "
+        "dynamo-render does not run Helm; render the chart first and pipe it in "
+        "(helm template RELEASE CHART | dynamo-render render -), in a CI step or a plugin that runs both",
+        file=tree.display(os.path.join(chart, "Chart.yaml")), code=Code.INPUT,
+    )
+
+
 def collect_documents(tree: Tree, skip: Collection[str], env: Mapping[str, str]) -> tuple[list[Document], list[Result], str]:
-    """The app folder's documents, its problems, and a few words on what was read (``plugin.app_reader``)."""
+    """The app folder's documents, its problems, and a few words on what was read (``plugin.app_reader``).
+
+    A folder holding a Helm chart (``Chart.yaml``) is refused with one line per chart: its
+    templates are not manifests, and reading them would only give YAML errors.
+    """
+    if os.path.isfile(os.path.join(tree.app, "Chart.yaml")):
+        return [], [helm_chart_note(tree, tree.app)], "a Helm chart"
     kustomization = find_kustomization(tree.app)
     if kustomization is not None:
         built = kustomize_build(tree.app, kustomization, env, tree.display)
         return built.documents, built.results, f"kustomize build of {tree.display(kustomization)} gave {len(built.documents)} objects"
     found: list[tuple[str, str]] = []
     files, results = walk_manifests(tree.app, confine_to=tree.root, skip=skip, apps=found)
+    charts = sorted({os.path.dirname(real) for real, _ in files if os.path.basename(real) == "Chart.yaml"})
+    if charts:
+        return [], [*results, *(helm_chart_note(tree, chart) for chart in charts)], f"{len(charts)} Helm charts"
     apps, notes = split_apps(found, tree.display)
     results.extend(notes)
     sources, problems = read_files(files)

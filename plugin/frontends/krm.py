@@ -59,7 +59,7 @@ from plugin.yamlio.nodes import UnwritableInput, read_nodes
 from renderer.bundle import Item, is_dcd, is_dgd, render_bundle
 from renderer.clashes import Identities, Identity, Origin, identity_of
 from renderer.cluster.state import BUNDLE_SOURCE, StateLayer, build_cluster_state
-from renderer.results import Code, ResourceRef, Result, Severity, strict
+from renderer.results import Code, ResourceRef, Result, Severity
 
 # Names callers and tests reach through this module.
 __all__ = [
@@ -188,8 +188,7 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
     # File rendered objects: replace last run's copy, else take the source's slot.
     placed = place(items, rendered_by_item, kept, settings)
     out.results.extend(placed.results)
-    if settings.settings.strict:
-        out.results = strict(out.results)
+    out.results = settings.settings.strict_results(out.results)
     if not out.ok:
         out.items = [item.position for item in items]
         return out

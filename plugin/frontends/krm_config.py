@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from plugin.options import configmap_keys
+from plugin.options import configmap_keys, parse_strict
 from plugin.settings import RENDER_CONFIG_API_VERSION, RENDER_CONFIG_KIND, RenderSettings, Settings, resolve_settings
 from renderer import consts
 from renderer.config import build_render_config
@@ -83,7 +83,8 @@ def _operator_config_settings(config: dict[str, Any]) -> tuple[Settings | None, 
 def configmap_settings_doc(config: dict[str, Any]) -> tuple[dict[str, Any] | None, list[Result]]:
     """A DynamoRenderConfig built from a ConfigMap's ``data`` (``kpt fn eval -- k=v``).
 
-    Values are strings: ``true``/``false`` for switches, comma-separated for ``apiVersions``.
+    Values are strings: ``true``/``false`` for switches, comma-separated for ``apiVersions``, and
+    ``true``, ``false`` or comma-separated result codes for ``strict``.
     """
     data = config.get("data")
     if data is None:
@@ -113,6 +114,9 @@ def configmap_settings_doc(config: dict[str, Any]) -> tuple[dict[str, Any] | Non
 
 
 def _configmap_value(value: Any, kind: str) -> tuple[Any, str]:
+    if kind == "strict":
+        parsed, problem = parse_strict(value)
+        return parsed, problem
     if kind == "bool":
         if isinstance(value, bool):
             return value, ""

@@ -21,7 +21,6 @@ from plugin.yamlio.codec import json_line
 from renderer.cluster.state import StateLayer
 from renderer.bundle import Item, stream_bundle
 from renderer.results import Result, Severity
-from renderer.results import strict as as_errors
 
 
 def report(results: Sequence[Result], stream: TextIO, verbose: bool = False) -> None:
@@ -106,8 +105,7 @@ def run(
         if count > MAX_RENDERED_OBJECTS:
             results.append(too_many_rendered(MAX_RENDERED_OBJECTS))
         results.extend(rendered_results)
-        if settings.settings.strict:
-            results = as_errors(results)
+        results = settings.settings.strict_results(results)
         report(results, stderr, verbose)
         if any(r.is_error for r in results):
             return 1

@@ -100,6 +100,34 @@ def not_found_message(kind: Kind, name: str) -> str:
     return f'{qualified} "{name}" not found'
 
 
+# The kinds a rendered pod references by name (renderer.objects.integrity), by the kind users write.
+REFERENCED_KINDS: dict[str, Kind] = {
+    kind[1]: kind
+    for kind in (SECRET, CONFIG_MAP, PERSISTENT_VOLUME_CLAIM, SERVICE_ACCOUNT, RESOURCE_CLAIM_TEMPLATE, RESOURCE_CLAIM)
+}
+
+
+@dataclass(frozen=True)
+class Existing:
+    """Objects declared to exist in the cluster on purpose (kept out of Git): a kind and name globs.
+
+    ``*`` matches any run of characters and ``?`` one; ``namespace`` ``None`` means every namespace.
+    """
+
+    kind: Kind
+    name: str
+    namespace: str | None = None
+
+    def matches(self, kind: Kind, namespace: str, name: str) -> bool:
+        return kind == self.kind and _glob(self.name, name) and (self.namespace is None or _glob(self.namespace, namespace))
+
+
+def _glob(pattern: str, text: str) -> bool:
+    """Shell-style ``*`` and ``?`` matching of the whole text (every other character is literal)."""
+    regex = "".join(".*" if ch == "*" else "." if ch == "?" else re.escape(ch) for ch in pattern)
+    return re.fullmatch(regex, text, re.DOTALL) is not None
+
+
 @dataclass(frozen=True)
 class StateLayer:
     """One source of cluster facts: plain Kubernetes objects and what the source knows in full.
@@ -113,6 +141,13 @@ class StateLayer:
     objects: tuple[Any, ...] = ()
     api_versions: tuple[str, ...] | None = None
     complete: frozenset[tuple[Kind, str]] = frozenset()
+    # Objects the settings declare to exist in the cluster (no object, only their kind and name).
+    existing: tuple[Existing, ...] = ()
+
+    @property
+    def declares_only(self) -> bool:
+        """A layer that only declares existing objects: it lends no facts about the cluster's contents."""
+        return bool(self.existing) and not self.objects and self.api_versions is None and not self.complete
 
 
 @dataclass(frozen=True)
@@ -133,6 +168,8 @@ class ClusterState:
     api_versions: tuple[str, ...] | None = None
     # the sources that contributed, in precedence order
     sources: tuple[str, ...] = ()
+    # objects declared to exist in the cluster on purpose (settings existingObjects)
+    existing: tuple[Existing, ...] = ()
 
     def component_service_account(self, namespace: str) -> tuple[str, bool]:
         """The first labelled ServiceAccount by name, and whether one was found.
@@ -175,6 +212,10 @@ class ClusterState:
             if (group, kind_name) == kind and ns == scope and _labels_match(obj, labels or {})
         ]
         return found
+
+    def is_declared(self, kind: Kind, namespace: str, name: str) -> bool:
+        """Whether the settings declare this object to exist in the cluster on purpose."""
+        return any(existing.matches(kind, namespace, name) for existing in self.existing)
 
     def is_complete(self, kind: Kind, namespace: str) -> bool:
         """Whether a source listed this kind in this namespace in full (absence is then known)."""
@@ -462,7 +503,8 @@ def build_cluster_state(layers: Sequence[StateLayer], default_namespace: str) ->
         origins=origins,
         complete=frozenset(complete),
         api_versions=api_versions,
-        sources=tuple(layer.source for layer in layers),
+        sources=tuple(layer.source for layer in layers if not layer.declares_only),
+        existing=tuple(existing for layer in layers for existing in layer.existing),
     )
     return state, results
 

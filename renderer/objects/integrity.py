@@ -7,7 +7,9 @@ a source listed that kind in that namespace in full (the live lookup), the objec
 be missing; otherwise it must exist in the cluster, which this render cannot see.
 
 References marked ``optional: true`` are skipped, and so are the ``default`` ServiceAccount and
-the ``kube-root-ca.crt`` ConfigMap, which Kubernetes creates in every namespace.
+the ``kube-root-ca.crt`` ConfigMap, which Kubernetes creates in every namespace, and objects the
+settings declare to exist on purpose (``existingObjects``), unless a full listing of their kind
+shows them missing.
 
 One pass over the rendered pod specs, against an index of (kind, namespace, name).
 """
@@ -166,8 +168,12 @@ def report_missing(
             continue
         if (ref.kind, namespace, ref.name) in emitted or cluster.get(ref.kind, namespace, ref.name)[1]:
             continue
+        complete = cluster.is_complete(ref.kind, namespace)
+        # Declared to exist on purpose: no warning, unless a full listing shows it is not there.
+        if not complete and cluster.is_declared(ref.kind, namespace, ref.name):
+            continue
         reported.add((ref.kind, ref.name))
-        if cluster.is_complete(ref.kind, namespace):
+        if complete:
             message = f"not found in the cluster: {describe(ref.kind)}/{ref.name} (referenced by {where} {ref.field})"
         else:
             message = f"must exist in the cluster: {describe(ref.kind)}/{ref.name} (referenced by {where} {ref.field})"

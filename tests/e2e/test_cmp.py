@@ -180,7 +180,10 @@ class Sidecar:
         parameters: Any = None,
         plugin_env: Mapping[str, str] | None = None,
         app_name: str = "demo",
+        source_path: str | None = None,
     ) -> Run:
+        """Run generate in ``app_path`` of the unpacked tree; ``source_path`` is the Application's
+        path in the repository when the tree is only part of it (default: ``app_path``)."""
         env = dict(self.env)
         # newEnv + getPluginEnvs: the build environment and the destination cluster's facts.
         env.update({
@@ -191,7 +194,7 @@ class Sidecar:
             "ARGOCD_APP_REVISION_SHORT": "0123456",
             "ARGOCD_APP_REVISION_SHORT_8": "01234567",
             "ARGOCD_APP_SOURCE_REPO_URL": "https://git.example.com/platform/llm.git",
-            "ARGOCD_APP_SOURCE_PATH": app_path,
+            "ARGOCD_APP_SOURCE_PATH": app_path if source_path is None else source_path,
             "ARGOCD_APP_SOURCE_TARGET_REVISION": "main",
             "KUBE_VERSION": "1.33.1",
             "KUBE_API_VERSIONS": ",".join(sorted(api_versions)),

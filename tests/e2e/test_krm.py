@@ -359,6 +359,18 @@ def test_kubectl_kustomize_legacy_plugin_example(env: dict[str, str]) -> None:
     _assert_schema_valid([o for o in objects if o["kind"] != "ConfigMap"])
 
 
+def test_standalone_kustomize_exec_function_example(env: dict[str, str]) -> None:
+    """The documented command of kustomize/README.md, "Standalone kustomize: exec KRM function"."""
+    from tests.tools import standalone_kustomize
+
+    done = _run([standalone_kustomize(), "build", "--enable-alpha-plugins", "--enable-exec", str(EXAMPLES / "kustomize-exec")], env)
+    assert done.returncode == 0, done.stderr
+    assert "kind: DynamoComponentDeployment" not in done.stdout
+    objects = _docs(done.stdout)
+    assert _by_id(objects) == _by_id(_cli_render(EXAMPLES / "kustomize-exec" / "dcds.yaml", env))
+    _assert_schema_valid(objects)
+
+
 def test_kubectl_kustomize_transforms_run_before_rendering(env: dict[str, str], tmp_path: Path) -> None:
     """namespace: in the kustomization reaches the DCD first; the golden Deployment follows."""
     (tmp_path / "dcd.yaml").write_text((GOLDEN / "input.yaml").read_text())

@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ from tests.schemas import FORMATS, CRDValidator, assert_valid, structural_to_jso
 ROOT = Path(__file__).resolve().parents[2]
 ARGOCD = ROOT / "argocd"
 CMP_DATA = ROOT / "tests" / "data" / "cmp"
+# The release: the plugin's spec.version and the image tag of the install recipes follow it.
+RELEASE = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
 
 FRONTEND = """\
 apiVersion: nvidia.com/v1beta1
@@ -152,7 +155,7 @@ def test_plugin_yaml_announces_exactly_the_plugin_parameters() -> None:
     plugin = yaml.safe_load((ARGOCD / "plugin.yaml").read_text())
     assert plugin["kind"] == "ConfigManagementPlugin"
     assert plugin["metadata"]["name"] == cmp.PLUGIN_NAME
-    assert plugin["spec"]["version"] == cmp.PLUGIN_VERSION
+    assert plugin["spec"]["version"] == cmp.PLUGIN_VERSION == f"v{RELEASE}"
     assert plugin["spec"]["generate"]["command"] == ["dynamo-render", "cmp", "generate"]
     assert plugin["spec"]["preserveFileMode"] is False
     assert "discover" not in plugin["spec"], "no discovery rule by default"
@@ -162,7 +165,7 @@ def test_plugin_yaml_announces_exactly_the_plugin_parameters() -> None:
 def test_example_application_uses_the_plugin_name_and_a_known_parameter() -> None:
     app = yaml.safe_load((ARGOCD / "application.yaml").read_text())
     plugin = app["spec"]["source"]["plugin"]
-    assert plugin["name"] == cmp.APPLICATION_PLUGIN_NAME == "dynamo-render-v1"
+    assert plugin["name"] == cmp.APPLICATION_PLUGIN_NAME == f"dynamo-render-v{RELEASE}"
     assert {p["name"] for p in plugin["parameters"]} <= set(cmp_params.PARAMETERS_BY_NAME)
     assert (ROOT / app["spec"]["source"]["path"]).is_dir()
 
@@ -421,7 +424,7 @@ def build_overlay(tmp_path: Path) -> list[dict[str, Any]]:
 
 
 def test_sidecar_overlay_builds_and_is_valid(tmp_path: Path) -> None:
-    (deployment,) = build_overlay(tmp_path)
+    (deployment,) = [o for o in build_overlay(tmp_path) if o["kind"] == "Deployment"]
     assert_valid(deployment)
     assert deployment["metadata"]["namespace"] == "argocd"
     pod = deployment["spec"]["template"]["spec"]

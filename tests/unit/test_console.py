@@ -84,6 +84,9 @@ PLAIN = [
     ["--live", "--kubeconfig", "file.yaml", "--context", "ctx", "--verbose", "dir"],
     ["file.yaml", "--", "-n", "--help"],
     ["--", "--"],
+    ["--strict=reference,ignored", "file.yaml", "--strict", "dir"],
+    ["--strict", "file.yaml", "--no-strict", "--strict=false"],
+    ["file.yaml", "--", "--strict=reference"],
 ]
 DECLINED = [
     [],
@@ -105,6 +108,9 @@ DECLINED = [
     ["--names", "ns", "file.yaml"],
     ["file.yaml", "-n"],
     ["--"],
+    ["--strict=refrence", "file.yaml"],
+    ["--strict=", "file.yaml"],
+    ["--no-strict=reference", "file.yaml"],
 ]
 
 
@@ -126,7 +132,8 @@ TOKENS = st.sampled_from(
      "-n", "--namespace", "--namespace=ns", "--keep-sources", "--lws", "--no-lws", "--companions", "--no-companions",
      "--emit", "--emit=dcd", "-o", "--output", "--output=json", "-v", "--verbose", "--live", "--kubeconfig",
      "--context", "--cluster-state", "--cluster-state=state.yaml", "--config", "--config=dir", "--operator-config",
-     "-h", "--help", "-vn", "--unknown", "--lws=1", "--version"]
+     "-h", "--help", "-vn", "--unknown", "--lws=1", "--version", "--strict", "--no-strict", "--strict=clash,reference",
+     "--strict=bogus", "--strict-codes"]
 )
 
 

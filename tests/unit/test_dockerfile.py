@@ -135,6 +135,29 @@ def test_kustomize_stage_installs_the_version_ci_installs_for_the_target_archite
     assert f"{KUSTOMIZE_MODULE}@{KUSTOMIZE_VERSION}" in ci, ".ci/run installs the same kustomize"
 
 
+# The kustomize each Argo CD release bundles: argoproj/argo-cd hack/tool-versions.sh, kustomize5_version.
+ARGOCD_BUNDLED_KUSTOMIZE = {"v3.5.0": "v5.8.1", "v3.5.1": "v5.8.1"}
+
+
+def test_kustomize_is_the_one_the_installed_argo_cd_bundles() -> None:
+    """An app folder builds under the plugin as under Argo CD's own kustomize."""
+    from tests.tools import KUSTOMIZE_VERSION
+
+    install = (ROOT / "argocd" / "install" / "kustomization.yaml").read_text()
+    (argocd,) = set(re.findall(r"argoproj/argo-cd/(v[0-9.]+)/manifests/install.yaml", install))
+    assert ARGOCD_BUNDLED_KUSTOMIZE[argocd] == KUSTOMIZE_VERSION
+
+
+def test_the_tests_run_the_pinned_kustomize() -> None:
+    """CI (.ci/run) puts the pinned kustomize first on PATH; elsewhere a stale one is only reported."""
+    from tests.tools import KUSTOMIZE_VERSION, standalone_kustomize
+
+    found = subprocess.run([standalone_kustomize(), "version"], capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+    if os.environ.get("CI") != "true" and found != KUSTOMIZE_VERSION:
+        pytest.skip(f"kustomize {found} on PATH, not the pinned {KUSTOMIZE_VERSION} (CI requires the pin)")
+    assert found == KUSTOMIZE_VERSION
+
+
 def test_final_stage_runs_as_numeric_uid_999() -> None:
     users = FINAL.all("USER")
     assert users, "the final stage must set USER"

@@ -37,7 +37,7 @@ HOST_VOLUMES = {"var-files", "plugins"}
 
 
 def kustomize_pod(tmp_path: Path) -> dict[str, Any]:
-    (deployment,) = build_overlay(tmp_path)
+    (deployment,) = [o for o in build_overlay(tmp_path) if o["kind"] == "Deployment"]
     return deployment
 
 
@@ -57,6 +57,8 @@ def test_helm_values_give_the_same_sidecar_as_the_kustomize_install(tmp_path: Pa
     deployment = kustomize_pod(tmp_path)
     values = yaml.safe_load((INSTALL / "helm-values.yaml").read_text())["repoServer"]
     assert set(values) == {"podAnnotations", "extraContainers", "volumes"}
+    # The health checks are the other top-level key (tests/unit/test_argocd_health.py checks them).
+    assert set(yaml.safe_load((INSTALL / "helm-values.yaml").read_text())) == {"repoServer", "configs"}
     # The chart's template, replayed on the stock pod with the chart's container name.
     chart = copy.deepcopy(deployment)
     pod = chart["spec"]["template"]
@@ -79,6 +81,7 @@ def test_operator_resource_gives_the_same_sidecar_and_fits_the_argocd_crd(tmp_pa
     deployment = kustomize_pod(tmp_path)
     cr = yaml.safe_load((INSTALL / "argocd-operator.yaml").read_text())
     assert (cr["apiVersion"], cr["kind"]) == ("argoproj.io/v1beta1", "ArgoCD")
+    assert set(cr["spec"]) <= set(OPERATOR_REPO["specFields"]), set(cr["spec"]) - set(OPERATOR_REPO["specFields"])
     repo = cr["spec"]["repo"]
     assert set(repo) <= set(OPERATOR_REPO["repoFields"]), set(repo) - set(OPERATOR_REPO["repoFields"])
     for field in ("sidecarContainers", "annotations"):
@@ -99,3 +102,20 @@ def test_the_crd_check_catches_a_misplaced_field() -> None:
     schema = structural_to_jsonschema(OPERATOR_REPO["schemas"]["sidecarContainers"], root=True)
     bad = [{"name": "x", "image": "y", "volumeMount": []}]
     assert list(CRDValidator(schema, format_checker=FORMATS).iter_errors(bad))
+
+
+def test_every_recipe_installs_the_release_the_applications_name(tmp_path: Path) -> None:
+    """The image tag is the release whose plugin.yaml the image bakes in (spec.version), so the
+    plugin name Applications use, part of Argo CD's manifest cache key, changes with the image."""
+    from tests.unit.test_cmp import RELEASE
+
+    plugin = yaml.safe_load((ROOT / "argocd" / "plugin.yaml").read_text())
+    assert plugin["spec"]["version"] == f"v{RELEASE}"
+    images = [
+        sidecar_of(kustomize_pod(tmp_path)["spec"]["template"]["spec"]["containers"])["image"],
+        sidecar_of(yaml.safe_load((INSTALL / "helm-values.yaml").read_text())["repoServer"]["extraContainers"])["image"],
+        sidecar_of(yaml.safe_load((INSTALL / "argocd-operator.yaml").read_text())["spec"]["repo"]["sidecarContainers"])["image"],
+    ]
+    assert {image.rpartition(":")[2] for image in images} == {RELEASE}
+    app = yaml.safe_load((ROOT / "argocd" / "application.yaml").read_text())
+    assert app["spec"]["source"]["plugin"]["name"] == f"{plugin['metadata']['name']}-{plugin['spec']['version']}"
