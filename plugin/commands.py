@@ -73,6 +73,8 @@ def render(
     kube_context: str | None = None,
     companions: bool | None = None,
     strict: bool | None = None,
+    carry_metadata: bool | None = None,
+    namespace_shared: bool | None = None,
     output: str = "yaml",
     verbose: bool = False,
     kustomize: bool | None = None,
@@ -82,7 +84,10 @@ def render(
     from plugin.options import CommonOptions
 
     common = CommonOptions(operator_config_path, config, namespace, lws, cluster_state, verbose, kustomize)
-    more = {"keep-sources": keep_sources or None, "emit": emit, "companions": companions, "strict": strict}
+    more = {
+        "keep-sources": keep_sources or None, "emit": emit, "companions": companions, "strict": strict,
+        "carry-metadata": carry_metadata, "namespace-shared": namespace_shared,
+    }
     return run(paths, common, sys.stdout, sys.stderr, more, output=output, live=live, kubeconfig=kubeconfig, context=kube_context)
 
 

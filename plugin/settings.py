@@ -73,6 +73,10 @@ class RenderSettings(_Strict):
     accept_preserved_content: list[str] = Field(default_factory=list, alias="acceptPreservedContent")
     # Fail on any warning as on an error (the front ends apply it to their whole run).
     strict: bool = False
+    # Move the sources' GitOps annotations and labels to what they render; false for byte parity with the operator.
+    carry_metadata: bool = Field(default=True, alias="carryMetadata")
+    # Emit the objects every graph of a namespace shares: unset emits them with a note, false leaves them out.
+    namespace_shared: bool | None = Field(default=None, alias="namespaceShared")
 
     def choices(self) -> PluginChoices:
         """What the core needs of these settings."""
@@ -89,6 +93,8 @@ class RenderSettings(_Strict):
             emit=self.emit,
             scaling_adapters=self.scaling_adapters,
             accept_preserved=tuple(self.accept_preserved_content),
+            carry_metadata=self.carry_metadata,
+            namespace_shared=self.namespace_shared,
         )
 
 

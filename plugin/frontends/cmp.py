@@ -62,7 +62,7 @@ from plugin.frontends.cmp_params import (
     resolve_options,
 )
 from plugin.settings import Settings, resolve_settings, settings_files
-from plugin.ownership import renamed_after_render
+from plugin.ownership import marker, renamed_after_render
 from plugin.yamlio.codec import dump_documents, load_documents
 from renderer.bundle import Item, is_dcd, is_dgd, render_bundle
 from renderer.results import Code, ResourceRef, Result, Severity, strict
@@ -246,8 +246,16 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
         plan.namespace,
         keep_sources=plan.settings.settings.keep_sources,
         cluster_layers=plan.settings.cluster_layers,
+        mark=marker(plan.namespace),
     )
-    results.extend(rendered.results)
+    # Two Applications of one namespace would both emit the namespace-shared objects: said once,
+    # as a warning, until the settings say who owns them.
+    if plan.settings.config.namespace_shared is None:
+        results.extend(
+            replace(r, severity=Severity.WARNING) if r.code is Code.NAMESPACE_SHARED else r for r in rendered.results
+        )
+    else:
+        results.extend(rendered.results)
     if len(rendered.objects) > MAX_RENDERED_OBJECTS:
         results.append(too_many_rendered(MAX_RENDERED_OBJECTS))
     if not rendered.objects and not plan.allow_empty and not any(r.is_error for r in results):
