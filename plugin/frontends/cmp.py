@@ -248,14 +248,7 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
         cluster_layers=plan.settings.cluster_layers,
         mark=marker(plan.namespace),
     )
-    # Two Applications of one namespace would both emit the namespace-shared objects: said once,
-    # as a warning, until the settings say who owns them.
-    if plan.settings.config.namespace_shared is None:
-        results.extend(
-            replace(r, severity=Severity.WARNING) if r.code is Code.NAMESPACE_SHARED else r for r in rendered.results
-        )
-    else:
-        results.extend(rendered.results)
+    results.extend(rendered.results)
     if len(rendered.objects) > MAX_RENDERED_OBJECTS:
         results.append(too_many_rendered(MAX_RENDERED_OBJECTS))
     if not rendered.objects and not plan.allow_empty and not any(r.is_error for r in results):
@@ -265,6 +258,11 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
         ))
     if plan.strict:
         results = strict(results)
+    # Two Applications of one namespace would both emit the namespace-shared objects: said once,
+    # as a warning, until the settings say who owns them. Not an error under strict: a namespace
+    # with one Application is fine as it is.
+    if plan.settings.config.namespace_shared is None:
+        results = [replace(r, severity=Severity.WARNING) if r.code is Code.NAMESPACE_SHARED else r for r in results]
     if any(r.is_error for r in results):
         return _fail(results, env, stderr)
     # On success Argo CD shows stderr nowhere but the sidecar's log (info level).
