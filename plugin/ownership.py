@@ -27,10 +27,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from renderer.clashes import BOOKKEEPING_PREFIX
 from renderer.results import Code, ResourceRef, Result, Severity
 
-RENDERED_FROM_ANNOTATION = "dynamo-render.dev/rendered-from"
-RENDERED_AS_ANNOTATION = "dynamo-render.dev/rendered-as"
+# Under the prefix the core's clash check reads as bookkeeping (renderer.clashes.BOOKKEEPING_PREFIX).
+RENDERED_FROM_ANNOTATION = BOOKKEEPING_PREFIX + "rendered-from"
+RENDERED_AS_ANNOTATION = BOOKKEEPING_PREFIX + "rendered-as"
 
 
 def _meta(obj: Any) -> dict[str, Any]:

@@ -128,3 +128,39 @@ def test_the_argo_cd_plugin_marks_its_output(tmp_path: Path) -> None:
     deployment = next(o for o in objects if o["kind"] == "Deployment")
     assert _annotations(deployment)[RENDERED_FROM_ANNOTATION] == "DynamoComponentDeployment/llm/worker"
     assert _annotations(deployment)[RENDERED_AS_ANNOTATION] == "llm/worker"
+
+
+def test_a_hydrated_copy_of_a_rendered_object_is_the_same_object_as_a_fresh_render(tmp_path: Path) -> None:
+    """Sources and their committed hydrated output read together (dynamo-validate over a whole commit) do not clash."""
+    source = tmp_path / "worker.yaml"
+    source.write_text(WORKER)
+    out = io.StringIO()
+    assert render.run([str(source)], CommonOptions(), out, io.StringIO()) == 0
+    hydrated = tmp_path / "hydrated.yaml"
+    hydrated.write_text(out.getvalue())
+    code, objects, err = _render([str(source), str(hydrated)])
+    assert (code, err) == (0, ""), err
+    assert len(objects) == len([d for d in yaml.safe_load_all(out.getvalue()) if d])
+    # A real difference is still a clash, marker or not.
+    changed = tmp_path / "changed.yaml"
+    assert "vllm-runtime:1.5.0" in out.getvalue()
+    changed.write_text(out.getvalue().replace("vllm-runtime:1.5.0", "vllm-runtime:1.6.0"))
+    code, _, err = _render([str(source), str(changed)])
+    assert code == 1 and "identity clash" in err
+
+
+@pytest.mark.parametrize(
+    ("annotations", "same"),
+    [
+        ({RENDERED_FROM_ANNOTATION: "DynamoComponentDeployment/llm/a", RENDERED_AS_ANNOTATION: "llm/x"}, True),
+        ({RENDERED_FROM_ANNOTATION: "DynamoComponentDeployment/llm/a", "team": "b"}, False),
+        ({"team": "b"}, False),
+    ],
+    ids=["marker-only", "marker-and-content", "content"],
+)
+def test_the_clash_fingerprint_ignores_only_the_marker(annotations: dict[str, str], same: bool) -> None:
+    from renderer.clashes import fingerprint
+
+    bare = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "llm"}}
+    marked = {**bare, "metadata": {**bare["metadata"], "annotations": annotations}}
+    assert (fingerprint(marked) == fingerprint(bare)) is same
