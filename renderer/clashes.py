@@ -98,7 +98,7 @@ def fingerprint(obj: Any) -> bytes:
     """A digest of an object's content, independent of mapping key order and of the front ends' marker."""
     meta = obj.get("metadata") if isinstance(obj, dict) else None
     annotations = meta.get("annotations") if isinstance(meta, dict) else None
-    if isinstance(annotations, dict) and any(str(k).startswith(BOOKKEEPING_PREFIX) for k in annotations):
+    if isinstance(meta, dict) and isinstance(annotations, dict) and any(str(k).startswith(BOOKKEEPING_PREFIX) for k in annotations):
         kept = {k: v for k, v in annotations.items() if not str(k).startswith(BOOKKEEPING_PREFIX)}
         bare = {k: v for k, v in meta.items() if k != "annotations"}
         obj = {**obj, "metadata": {**bare, "annotations": kept} if kept else bare}
