@@ -235,3 +235,18 @@ def test_annotations_that_make_no_sense_on_rendered_objects_are_left_behind_with
     for obj in rendered.objects:
         annotations = obj["metadata"].get("annotations", {})
         assert key not in annotations and "example.com/other" not in annotations
+
+
+def test_an_annotation_the_workload_already_has_keeps_its_value() -> None:
+    """A pod template annotation reaches the workload's metadata (GetDCDKubeAnnotations): it wins over the DCD's."""
+    dcd = {
+        "apiVersion": "nvidia.com/v1beta1", "kind": "DynamoComponentDeployment",
+        "metadata": {"name": "w", "namespace": "llm", "annotations": {"argocd.argoproj.io/sync-wave": "1"}},
+        "spec": {"type": "decode", "backendFramework": "vllm", "podTemplate": {
+            "metadata": {"annotations": {"argocd.argoproj.io/sync-wave": "9"}},
+            "spec": {"containers": [{"name": "main", "image": "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.5.0"}]}}},
+    }
+    rendered = _bundle([dcd])
+    assert rendered.ok, [r.line() for r in rendered.results]
+    waves = {(o["kind"], o["metadata"]["name"]): o["metadata"].get("annotations", {}).get("argocd.argoproj.io/sync-wave") for o in rendered.objects}
+    assert waves[("Deployment", "w")] == waves[("Service", "w")] == "9"
