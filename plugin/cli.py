@@ -97,7 +97,7 @@ def cli() -> None:
 @click.option("--live", is_flag=True, help="Also read cluster facts from the current kubeconfig context (read-only GET and LIST).")
 @click.option("--kubeconfig", type=click.Path(dir_okay=False), help="Kubeconfig for --live (default: KUBECONFIG, ~/.kube/config, in-cluster).")
 @click.option("--context", "kube_context", help="Kubeconfig context for --live.")
-@settings_options("companions", "strict", "kustomize")
+@settings_options("companions", "strict", "kustomize", "carry-metadata", "namespace-shared")
 @strict_codes_option
 @click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
 @verbose_option

@@ -74,6 +74,8 @@ def render(
     companions: bool | None = None,
     strict: bool | None = None,
     strict_codes: str | None = None,
+    carry_metadata: bool | None = None,
+    namespace_shared: bool | None = None,
     output: str = "yaml",
     verbose: bool = False,
     kustomize: bool | None = None,
@@ -84,8 +86,11 @@ def render(
 
     common = CommonOptions(operator_config_path, config, namespace, lws, cluster_state, verbose, kustomize)
     # --strict=CODES (read as --strict-codes) names the codes; --strict alone is true.
-    more = {"keep-sources": keep_sources or None, "emit": emit, "companions": companions,
-            "strict": strict if strict_codes is None else strict_codes}
+    more = {
+        "keep-sources": keep_sources or None, "emit": emit, "companions": companions,
+        "strict": strict if strict_codes is None else strict_codes,
+        "carry-metadata": carry_metadata, "namespace-shared": namespace_shared,
+    }
     return run(paths, common, sys.stdout, sys.stderr, more, output=output, live=live, kubeconfig=kubeconfig, context=kube_context)
 
 

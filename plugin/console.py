@@ -31,6 +31,7 @@ from plugin.commands import cmp_generate, cmp_parameters, guarded, krm, krm_usag
 RENDER_SETTINGS = (
     "operator-config-path", "config", "namespace", "keep-sources", "lws", "emit", "cluster-state", "companions", "strict",
     "kustomize",
+    "carry-metadata", "namespace-shared",
 )
 _VALUE: Any = object()
 # Options of ``render`` that are not plugin settings: flag -> (destination, value when given or _VALUE).
@@ -47,7 +48,8 @@ _RENDER_OWN: dict[str, tuple[str, Any]] = {
 RENDER_DEFAULTS: dict[str, Any] = {
     "operator_config_path": None, "config": None, "namespace": None, "keep_sources": False, "lws": None,
     "emit": None, "cluster_state": None, "live": False, "kubeconfig": None, "kube_context": None,
-    "companions": None, "strict": None, "strict_codes": None, "output": "yaml", "verbose": False, "kustomize": None,
+    "companions": None, "strict": None, "strict_codes": None, "carry_metadata": None, "namespace_shared": None,
+    "output": "yaml", "verbose": False, "kustomize": None,
 }
 # The checks click's parameter types make (plugin.cli): choices, an existing path, not a directory.
 _CHOICES = {"emit": ("workloads", "dcd"), "output": ("yaml", "json")}

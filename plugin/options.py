@@ -152,6 +152,25 @@ OPTIONS: tuple[Option, ...] = (
         "succeed with no objects when the folder renders to nothing (Argo CD then prunes everything the Application owns)",
     ),
     _switch(
+        "carry-metadata", "Carry GitOps metadata", "true",
+        "put each DCD's and DGD's Argo CD and Flux annotations (argocd.argoproj.io/, kustomize.toolkit.fluxcd.io/, "
+        "fluxcd.io/) and its labels on the objects it renders (their metadata only, never pods); false for byte "
+        "parity with the operator",
+        key="carryMetadata", flags=("--carry-metadata/--no-carry-metadata",),
+        help="Put each source's Argo CD and Flux annotations and its labels on the objects it renders (metadata only; "
+        "default: the config's carryMetadata setting, else on).",
+    ),
+    Option(
+        "namespace-shared", setting=("namespaceShared",), kind="gate", parameter="namespace-shared",
+        title="Namespace-shared objects",
+        tooltip="auto: emit the objects every graph of the namespace shares (planner and EPP ServiceAccounts and "
+        "RoleBindings, model headless Services) and warn; true: emit them, this Application owns them; false: leave "
+        "them out, another Application of the namespace owns them",
+        default="auto", configmap_key="namespaceShared", flags=("--namespace-shared/--no-namespace-shared",),
+        help="Emit (or with --no-namespace-shared leave out) the objects every graph of a namespace shares "
+        "(default: the config's namespaceShared setting, else emit them with a note).",
+    ),
+    _switch(
         "prune-last", "Prune replaced workloads last", "true",
         "mark rendered Deployments, LeaderWorkerSets and PodCliqueSets with the sync option PruneLast=true, so a "
         "worker renamed by its hash is pruned only after the rest of the sync is healthy",

@@ -1,8 +1,10 @@
 """Which objects a render made: the marker on rendered objects, and what it lets us check.
 
 kpt keeps a function's output in the package: the next ``kpt fn eval`` or ``kpt fn render``
-sees last run's rendered objects among its inputs. So every object the KRM function renders
-carries two annotations:
+sees last run's rendered objects among its inputs, and a kustomize overlay over hydrated
+``render`` or ``hydrate-check`` output hands them to the Argo CD plugin. So every object any
+front end renders (the KRM function, ``render``, ``hydrate-check``, the Argo CD plugin) carries
+two annotations, written by ``marker`` in one format for all:
 
 - ``dynamo-render.dev/rendered-from``: the source that rendered it, ``Kind/namespace/name``;
 - ``dynamo-render.dev/rendered-as``: its own ``namespace/name`` when rendered (``name`` for a
@@ -22,13 +24,15 @@ object owned by one applier is pruned by it), applied to function output in a pa
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
+from renderer.clashes import BOOKKEEPING_PREFIX
 from renderer.results import Code, ResourceRef, Result, Severity
 
-RENDERED_FROM_ANNOTATION = "dynamo-render.dev/rendered-from"
-RENDERED_AS_ANNOTATION = "dynamo-render.dev/rendered-as"
+# Under the prefix the core's clash check reads as bookkeeping (renderer.clashes.BOOKKEEPING_PREFIX).
+RENDERED_FROM_ANNOTATION = BOOKKEEPING_PREFIX + "rendered-from"
+RENDERED_AS_ANNOTATION = BOOKKEEPING_PREFIX + "rendered-as"
 
 
 def _meta(obj: Any) -> dict[str, Any]:
@@ -72,6 +76,18 @@ def mark(obj: dict[str, Any], source: str) -> dict[str, Any]:
     return {**obj, "metadata": meta}
 
 
+def marker(default_namespace: str) -> Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]:
+    """The marking every front end applies to what it renders (``renderer.bundle`` ``mark``): one format for all.
+
+    ``default_namespace`` is the namespace of a source that names none.
+    """
+
+    def mark_rendered(obj: dict[str, Any], source: dict[str, Any]) -> dict[str, Any]:
+        return mark(obj, source_key(source, default_namespace))
+
+    return mark_rendered
+
+
 def renamed_after_render(objects: Iterable[tuple[Any, str, int | None]]) -> list[Result]:
     """A warning for each rendered object whose name or namespace changed after the render.
 
@@ -106,6 +122,7 @@ __all__ = [
     "RENDERED_AS_ANNOTATION",
     "RENDERED_FROM_ANNOTATION",
     "mark",
+    "marker",
     "object_name",
     "renamed_after_render",
     "rendered_from",

@@ -98,6 +98,10 @@ class RenderSettings(_Strict):
     strict: Any = False
     # Objects that exist in the cluster on purpose: their references are not reported.
     existing_objects: list[ExistingObject] = Field(default_factory=list, alias="existingObjects")
+    # Move the sources' GitOps annotations and labels to what they render; false for byte parity with the operator.
+    carry_metadata: bool = Field(default=True, alias="carryMetadata")
+    # Emit the objects every graph of a namespace shares: unset emits them with a note, false leaves them out.
+    namespace_shared: bool | None = Field(default=None, alias="namespaceShared")
 
     @field_validator("strict")
     @classmethod
@@ -130,6 +134,8 @@ class RenderSettings(_Strict):
             emit=self.emit,
             scaling_adapters=self.scaling_adapters,
             accept_preserved=tuple(self.accept_preserved_content),
+            carry_metadata=self.carry_metadata,
+            namespace_shared=self.namespace_shared,
         )
 
 

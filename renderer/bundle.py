@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from renderer.records import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from renderer import consts
+from renderer import consts, gitops
 from renderer.admission import apiserver
 from renderer.admission.api import DCD, ParsedSource
 from renderer.admission.parse import parse_dcd
@@ -37,6 +37,7 @@ from renderer.objects.preserved_content import (
     preserved_annotation,
     preserved_results,
 )
+from renderer.objects.shared import is_namespace_shared
 from renderer.objects.integrity import Need, needed_references, object_index, report_missing
 from renderer.objects.standalone_companions import render_standalone_companions
 from renderer.results import Code, RenderError, ResourceRef, Result, Severity, describe_kind
@@ -46,6 +47,10 @@ if TYPE_CHECKING:
 
 # The graph modules (renderer.graph.*, renderer.objects.epp) are imported where a DGD is
 # rendered: a run with DCDs only does not pay for them at start-up.
+
+
+# A front end's ownership marker: (rendered object, the source it was rendered from) -> the object as emitted.
+Mark = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -218,18 +223,30 @@ def _preserved_content(
 
 
 def _render_dgd(dgd: DGD, config: RenderConfig, cluster: ClusterState, notes: list[Result]) -> list[dict[str, Any]]:
-    """A DGD through the graph program."""
+    """A DGD through the graph program, carrying the DGD's GitOps metadata."""
     from renderer.graph.program import render_graph
 
-    return render_graph(dgd, config, cluster, notes)
+    return _carried(render_graph(dgd, config, cluster, notes), dgd, config, notes)
 
 
 def _render_dcd(dcd: DCD, config: RenderConfig, cluster: ClusterState, notes: list[Result]) -> list[dict[str, Any]]:
-    """A DCD through the component renderer, after the companions the graph controller would create for it."""
-    objects = render_component(dcd, config, cluster, notes)
+    """A DCD through the component renderer, after the companions the graph controller would create for it.
+
+    The companions are the same for every DCD of one parent, so they carry no DCD's metadata.
+    """
+    objects = _carried(render_component(dcd, config, cluster, notes), dcd, config, notes)
     if config.companions:
         objects = render_standalone_companions(dcd, config, cluster) + objects
     return objects
+
+
+def _carried(objects: list[dict[str, Any]], source: ParsedSource, config: RenderConfig, notes: list[Result]) -> list[dict[str, Any]]:
+    """``objects`` with the source's GitOps metadata on them (``renderer.gitops``), unless the setting is off."""
+    if not config.carry_metadata:
+        return objects
+    carried, found = gitops.carry(objects, source.source)
+    notes.extend(found)
+    return carried
 
 
 def _as_written(field: str, source: ParsedSource) -> str:
@@ -250,6 +267,7 @@ def render_bundle(
     cluster: ClusterState | None = None,
     cluster_layers: Sequence[StateLayer] = (),
     identities: Identities | None = None,
+    mark: Mark | None = None,
 ) -> Rendered:
     """Render every DCD of a bundle; pass every other object through untouched.
 
@@ -264,11 +282,12 @@ def render_bundle(
 
     Two sources of one identity, or two sources rendering different objects of one identity,
     are errors naming both (``renderer.clashes``). A front end that renders a bundle in several
-    calls passes one ``identities`` to all of them.
+    calls passes one ``identities`` to all of them. ``mark`` (rendered object, its source) returns
+    the object as emitted: a front end's ownership marker, applied after the clash check.
     """
     out = Rendered()
     out.objects = list(
-        stream_bundle(items, config, default_namespace, out.results, keep_sources, cluster, cluster_layers, identities)
+        stream_bundle(items, config, default_namespace, out.results, keep_sources, cluster, cluster_layers, identities, mark)
     )
     return out
 
@@ -282,6 +301,7 @@ def stream_bundle(
     cluster: ClusterState | None = None,
     cluster_layers: Sequence[StateLayer] = (),
     identities: Identities | None = None,
+    mark: Mark | None = None,
 ) -> Iterator[dict[str, Any]]:
     """``render_bundle`` as a stream: each output object as soon as it is final, in the same order.
 
@@ -298,6 +318,8 @@ def stream_bundle(
     emitted: set[tuple[Kind, str, str]] = set()
     claims = identities if identities is not None else Identities(default_namespace)
     rendered_any = False
+    # Namespace-shared objects rendered (or left out), by namespace: one note at the end.
+    shared: dict[str, list[str]] = {}
     passthrough: list[tuple[dict[str, Any], Origin]] = []
     for item in items:
         obj = item.obj
@@ -326,7 +348,8 @@ def stream_bundle(
             results.append(clash)
             continue
         rendered_any = True
-        yield from _admit(source.objects, origin, claims, results, emitted, default_namespace)
+        admitted = _admit(source.objects, origin, claims, results, emitted, default_namespace, config, shared)
+        yield from admitted if mark is None else (mark(rendered, obj) for rendered in admitted)
         if keep_sources:
             passthrough.append((obj, origin))
     if config.operator_config_source == "helm-defaults" and rendered_any:
@@ -348,6 +371,7 @@ def stream_bundle(
                 code=Code.NOTE,
             )
         )
+    results.extend(namespace_shared_notes(shared, config))
     # Every other input object, as it is; one that clashes with another object is an error.
     for obj, origin in passthrough:
         emit, clash = claims.claim(obj, origin, rendered=False)
@@ -369,12 +393,16 @@ def _admit(
     results: list[Result],
     emitted: set[tuple[Kind, str, str]],
     default_namespace: str,
+    config: RenderConfig,
+    shared: dict[str, list[str]],
 ) -> Iterator[dict[str, Any]]:
     """The objects not yet rendered, indexed as emitted: where the sources' objects meet.
 
     An object identical to one another source rendered (the discovery RBAC two DCDs share, a
     model's headless Service) is merged: it appears once, where first rendered. A different
     object of the same identity is a clash naming both sources (``renderer.clashes``).
+    A namespace-shared object is left out when ``config.namespace_shared`` is false, but still
+    counts as there for the reference check: the application that owns it emits it.
     """
     for obj in objects:
         emit, clash = claims.claim(obj, origin, rendered=True)
@@ -382,8 +410,40 @@ def _admit(
             results.append(clash)
             continue
         emitted |= object_index((obj,), default_namespace)
+        if emit and is_namespace_shared(obj):
+            meta = obj.get("metadata") or {}
+            shared.setdefault(str(meta.get("namespace") or default_namespace), []).append(f"{obj.get('kind')}/{meta.get('name')}")
+            if config.namespace_shared is False:
+                continue
         if emit:
             yield obj
+
+
+def namespace_shared_notes(shared: dict[str, list[str]], config: RenderConfig) -> list[Result]:
+    """One note per namespace naming the namespace-shared objects rendered, or left out; none when this app owns them.
+
+    Every application whose graphs share the namespace renders them; Argo CD then reports a
+    SharedResourceWarning, and deleting one application deletes what the others' pods use.
+    Code ``namespace-shared``: the Argo CD plugin reports it as a warning.
+    """
+    if config.namespace_shared is True:
+        return []
+    out: list[Result] = []
+    for namespace, names in sorted(shared.items()):
+        listed = ", ".join(names)
+        if config.namespace_shared is False:
+            message = (
+                f"left out the objects every graph of namespace {namespace} shares ({listed}): namespaceShared is false, "
+                "so the application that owns them must emit them"
+            )
+        else:
+            message = (
+                f"emits objects every graph of namespace {namespace} shares ({listed}); when another application "
+                "deploys graphs to this namespace too, let one application own them (namespace-shared: true) and set "
+                "namespace-shared: false in the others"
+            )
+        out.append(Result(message, severity=Severity.INFO, code=Code.NAMESPACE_SHARED))
+    return out
 
 
 def not_an_object(obj: Any) -> Result | None:

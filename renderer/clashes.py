@@ -89,8 +89,19 @@ class _Claim:
     fingerprint: bytes | None
 
 
+# Annotations the front ends write to mark what they rendered (plugin.ownership): bookkeeping, not
+# content, so a hydrated copy of a rendered object is the same object as a fresh render of it.
+BOOKKEEPING_PREFIX = "dynamo-render.dev/"
+
+
 def fingerprint(obj: Any) -> bytes:
-    """A digest of an object's content, independent of mapping key order."""
+    """A digest of an object's content, independent of mapping key order and of the front ends' marker."""
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    annotations = meta.get("annotations") if isinstance(meta, dict) else None
+    if isinstance(meta, dict) and isinstance(annotations, dict) and any(str(k).startswith(BOOKKEEPING_PREFIX) for k in annotations):
+        kept = {k: v for k, v in annotations.items() if not str(k).startswith(BOOKKEEPING_PREFIX)}
+        bare = {k: v for k, v in meta.items() if k != "annotations"}
+        obj = {**obj, "metadata": {**bare, "annotations": kept} if kept else bare}
     text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 

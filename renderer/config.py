@@ -47,6 +47,11 @@ class PluginChoices:
     scaling_adapters: bool = False
     # Sources (Kind/namespace/name patterns) whose preserved-annotation content is accepted.
     accept_preserved: tuple[str, ...] = ()
+    # Move the sources' GitOps annotations and labels to what they render (renderer.gitops).
+    carry_metadata: bool = True
+    # The objects every graph of a namespace shares (renderer.objects.shared): None emits them
+    # and notes it, True emits them (this app owns them), False leaves them out.
+    namespace_shared: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,8 @@ class RenderConfig:
     accept_preserved: tuple[str, ...] = ()
     # DRA (resource.k8s.io/v1): needed by GPU Memory Service; on unless known to be off.
     dra_enabled: bool = True
+    carry_metadata: bool = True
+    namespace_shared: bool | None = None
 
 
 LWS_GROUP = "leaderworkerset.x-k8s.io"
@@ -221,6 +228,8 @@ def build_render_config(
         emit=settings.emit,
         scaling_adapters=settings.scaling_adapters,
         accept_preserved=settings.accept_preserved,
+        carry_metadata=settings.carry_metadata,
+        namespace_shared=settings.namespace_shared,
     )
     return config, results
 

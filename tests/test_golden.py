@@ -9,7 +9,9 @@ either ``output.yaml`` (expected objects, with the operator golden harness's dir
 
 ``case.yaml`` keys besides ``source``: ``namespace``, ``lws``, ``keepSources``, ``partial``
 (only kinds present in output.yaml are checked) and ``companions`` (true or false: force the
-companion objects of standalone DCDs on or off; by default the config decides, else on).
+companion objects of standalone DCDs on or off; by default the config decides, else on),
+``carryMetadata`` (false: the operator's own metadata, without the sources' GitOps metadata; a
+case restating an operator fact about object metadata sets it) and ``namespaceShared``.
 
 A mismatch writes ``output.yaml.new`` beside the case. ``UPDATE_GOLDEN=1`` rewrites
 ``output.yaml`` from the actual render and still fails, so nothing is accepted unreviewed.
@@ -28,6 +30,7 @@ import yaml
 
 from plugin.frontends.render import run
 from plugin.options import CommonOptions
+from plugin.ownership import RENDERED_AS_ANNOTATION, RENDERED_FROM_ANNOTATION, object_name
 from plugin.yamlio.codec import dump_documents
 from tests.golden_match import match_stream
 from tests.schemas import validate_object
@@ -56,9 +59,31 @@ def render_case(case: Path) -> tuple[int, str, str, dict[str, Any]]:
         cluster_state=str(cluster) if cluster.exists() else None,
         verbose=True,
     )
-    more = {"keep-sources": meta.get("keepSources") or None, "companions": meta.get("companions")}
+    more = {
+        "keep-sources": meta.get("keepSources") or None, "companions": meta.get("companions"),
+        "carry-metadata": meta.get("carryMetadata"), "namespace-shared": meta.get("namespaceShared"),
+    }
     code = run([str(case / "input.yaml")], common, stdout, stderr, more)
     return code, stdout.getvalue(), stderr.getvalue(), meta
+
+
+def without_marker(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` without the plugin's ownership marker, after checking it names the object as rendered.
+
+    The marker is the plugin's bookkeeping (``plugin.ownership``), not an operator fact, so the
+    expected files leave it out; its own tests are in tests/unit/test_ownership_marker.py.
+    """
+    meta = obj.get("metadata") or {}
+    annotations = dict(meta.get("annotations") or {})
+    source = annotations.pop(RENDERED_FROM_ANNOTATION, None)
+    rendered_as = annotations.pop(RENDERED_AS_ANNOTATION, None)
+    if source is None:
+        return obj
+    assert rendered_as == object_name(obj), f"{obj.get('kind')}/{meta.get('name')}: marked as rendered as {rendered_as}"
+    meta = {k: v for k, v in meta.items() if k != "annotations"}
+    if annotations:
+        meta["annotations"] = annotations
+    return {**obj, "metadata": meta}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.parent.name}/{c.name}" for c in CASES])
@@ -81,7 +106,7 @@ def test_golden(case: Path) -> None:
         lines = err.splitlines()
         for pattern in [p for p in messages_file.read_text().splitlines() if p.strip()]:
             assert any(re.search(pattern, line) for line in lines), f"no reported line matches {pattern!r}:\n{err}"
-    actual = [d for d in yaml.safe_load_all(out) if d is not None]
+    actual = [without_marker(d) for d in yaml.safe_load_all(out) if d is not None]
     schema_problems = [f"{o.get('kind')}/{o['metadata'].get('name')}: {p}" for o in actual for p in validate_object(o)]
     assert not schema_problems, "rendered objects fail schema validation:\n" + "\n".join(schema_problems)
 

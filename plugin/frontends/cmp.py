@@ -64,7 +64,7 @@ from plugin.frontends.cmp_params import (
 )
 from plugin.options import parse_strict, strict_text
 from plugin.settings import Settings, resolve_settings, settings_files
-from plugin.ownership import renamed_after_render
+from plugin.ownership import marker, renamed_after_render
 from plugin.yamlio.codec import dump_documents, load_documents
 from renderer.bundle import Item, is_dcd, is_dgd, render_bundle
 from renderer.results import Code, ResourceRef, Result, Severity
@@ -252,6 +252,7 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
         plan.namespace,
         keep_sources=plan.settings.settings.keep_sources,
         cluster_layers=plan.settings.cluster_layers,
+        mark=marker(plan.namespace),
     )
     results.extend(rendered.results)
     if len(rendered.objects) > MAX_RENDERED_OBJECTS:
@@ -262,6 +263,11 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
             "makes Argo CD prune the whole Application, so it is refused unless the allow-empty parameter is true", code=Code.INPUT
         ))
     results = plan.settings.settings.strict_results(results)
+    # Two Applications of one namespace would both emit the namespace-shared objects: said once,
+    # as a warning, until the settings say who owns them. Not an error under strict: a namespace
+    # with one Application is fine as it is.
+    if plan.settings.config.namespace_shared is None:
+        results = [replace(r, severity=Severity.WARNING) if r.code is Code.NAMESPACE_SHARED else r for r in results]
     if any(r.is_error for r in results):
         return _fail(results, env, stderr)
     # On success Argo CD shows stderr nowhere but the sidecar's log (info level).

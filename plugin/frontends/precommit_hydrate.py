@@ -59,6 +59,7 @@ from plugin.yamlio.codec import Document, dump_documents, load_documents
 from renderer.clashes import Identities, Identity, identity_of
 from renderer.cluster.state import BUNDLE_SOURCE, StateLayer, build_cluster_state
 from plugin.settings import settings_files, without_configuration
+from plugin.ownership import marker, renamed_after_render
 from renderer.bundle import Item, render_bundle
 from renderer.results import Code, Result
 
@@ -146,6 +147,8 @@ def hydrate(source_root: str, sources: Sequence[Source], settings: Settings, app
         manifests, problems = without_configuration(documents)
         results.extend(problems)
         items = [Item(d.obj, d.file, d.index) for d in manifests]
+        # Objects an earlier render made and something renamed since: their pods name the old names.
+        results.extend(renamed_after_render((i.obj, i.file, i.index) for i in items))
         per_file.append((source.name, output_name(os.path.relpath(source.name, source_root)), items))
     for app in apps:
         problem = file_name_problem(app.kustomization)
@@ -155,7 +158,9 @@ def hydrate(source_root: str, sources: Sequence[Source], settings: Settings, app
         manifests, problems = without_configuration(app.documents)
         results.extend(problems)
         relative = os.path.join(os.path.relpath(app.folder, source_root), APP_OUTPUT_FILE)
-        per_file.append((app.kustomization, relative, [Item(d.obj, d.file, d.index) for d in manifests]))
+        app_items = [Item(d.obj, d.file, d.index) for d in manifests]
+        results.extend(renamed_after_render((i.obj, i.file, i.index) for i in app_items))
+        per_file.append((app.kustomization, relative, app_items))
     if any(r.is_error for r in results):
         return Hydrated({}, results, texts)
 
@@ -181,6 +186,7 @@ def hydrate(source_root: str, sources: Sequence[Source], settings: Settings, app
             keep_sources=settings.settings.keep_sources,
             cluster=cluster,
             identities=identities,
+            mark=marker(settings.namespace),
         )
         results.extend(rendered.results)
         # Objects the renderer made are written once across the tree; input objects pass as they are.

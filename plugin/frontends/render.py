@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import IO, Any, TextIO
 
+from plugin.ownership import marker, renamed_after_render
 from plugin.files import MAX_RENDERED_OBJECTS, too_many_rendered
 from plugin.options import CommonOptions
 from plugin.settings import load_manifests, settings_from_args
@@ -79,6 +80,8 @@ def run(
     # Each object is serialised as soon as it is rendered and then dropped; the text waits in a
     # buffer until the run is known to have succeeded (nothing on stdout on any error).
     rendered_results: list[Result] = []
+    # Objects an earlier render made and something renamed since: their pods name the old names.
+    results.extend(renamed_after_render((doc.obj, doc.file, doc.index) for doc in documents))
     stream = stream_bundle(
         (Item(doc.obj, doc.file, doc.index) for doc in documents),
         settings.config,
@@ -86,6 +89,7 @@ def run(
         rendered_results,
         keep_sources=settings.settings.keep_sources,
         cluster_layers=layers,
+        mark=marker(settings.namespace),
     )
     del documents
     with OutputBuffer() as buffer, frozen_heap():

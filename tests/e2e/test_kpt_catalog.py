@@ -70,7 +70,7 @@ def test_kpt_fn_render_gives_the_expected_package(env: dict[str, str], tmp_path:
 
     # What the expected diff adds is what the CLI renders for the graph, and schema-valid.
     objects = _docs((pkg / "graph.yaml").read_text())
-    rendered = [_strip_file_annotations(o) for o in objects if o["kind"] != "DynamoGraphDeployment"]
+    rendered = [_strip_file_annotations(o, keep_marker=True) for o in objects if o["kind"] != "DynamoGraphDeployment"]
     cli = _cli_render(PACKAGE / "graph.yaml", env, "--namespace", "llm")
     assert sorted(rendered, key=repr) == sorted(cli, key=repr)
     assert_valid(rendered)

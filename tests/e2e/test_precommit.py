@@ -300,7 +300,8 @@ def test_git_commit_is_blocked_until_the_rendered_output_is_staged(
     assert "wrote rendered/worker.yaml" in out
     assert commit("sources")[0] == 1
     _git(repo, "add", "rendered")
-    assert commit("sources")[0] == 0
+    code, out = commit("sources")
+    assert code == 0, out
 
     # A source change staged without its rendered output is refused the same way.
     (repo / "deploy" / "worker.yaml").write_text(WORKER.format(replicas=2))
