@@ -33,7 +33,7 @@ import gc
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from renderer.records import dataclass, field
+from renderer.records import dataclass, field, replace
 from typing import Any, TextIO
 
 from plugin import ownership
@@ -56,7 +56,7 @@ from plugin.frontends.krm_wire import (
 )
 from plugin.settings import Settings
 from plugin.yamlio.nodes import UnwritableInput, read_nodes
-from renderer.bundle import Item, is_dcd, is_dgd, render_bundle
+from renderer.bundle import Item, is_dcd, is_dgd, not_an_object, render_bundle
 from renderer.clashes import Identities, Identity, Origin, identity_of
 from renderer.cluster.state import BUNDLE_SOURCE, StateLayer, build_cluster_state
 from renderer.results import Code, ResourceRef, Result, Severity, strict
@@ -123,6 +123,13 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
     entry is replaced by it, so a large input's specs are released while its output grows.
     """
     out = Transformed()
+    # An item that is no object (a bare scalar, a list, a null) cannot be rendered or passed
+    # on to a cluster: an error per item, and the items come back unchanged.
+    refused = [_not_an_item(item) for item in items if not isinstance(item.obj, dict)]
+    if refused:
+        out.results.extend(refused)
+        out.items = [item.position for item in items]
+        return out
     bundle = StateLayer(BUNDLE_SOURCE, tuple(item.obj for item in items if isinstance(item.obj, dict)))
     cluster, state_results = build_cluster_state([bundle, *settings.cluster_layers], settings.namespace)
     del bundle
@@ -206,6 +213,13 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
 
 
 
+def _not_an_item(item: InputItem) -> Result:
+    """The error for an item that is not an object, at its place in the list (and its file, under kpt)."""
+    problem = not_an_object(item.obj)
+    assert problem is not None
+    return problem.with_source(item.path, item.index) if item.path else replace(problem, message=f"items[{item.position}]: {problem.message}")
+
+
 def _unique(results: Iterable[Result]) -> list[Result]:
     """Results in order, each once (per-source rendering repeats bundle-wide notes)."""
     seen: set[Result] = set()
@@ -254,18 +268,17 @@ def _summary(results: Sequence[Result], what: str) -> str:
     return f"dynamo-render: {errors} error{'s' if errors != 1 else ''}; {what}\n"
 
 
-def _unreadable(data: bytes, results: Sequence[Result], stdout: TextIO, stderr: TextIO, what: str) -> int:
-    """Nothing to hand back item by item: echo the input as it came and fail loudly.
+def _unreadable(results: Sequence[Result], stdout: TextIO, stderr: TextIO, what: str) -> int:
+    """Nothing to hand back item by item: a ResourceList holding only the results, and exit 1.
 
-    With no input at all (stdin closed or empty) there is nothing to echo: the answer is a
-    ResourceList holding only the results, so the caller still gets its ResourceList.
+    Why not echo the input: what could not be read as a ResourceList is no answer kpt can read
+    either (it reports a YAML error about the function's output and hides the results). With a
+    non-zero exit kpt and kustomize write nothing back, so the empty item list deletes nothing,
+    and the results reach the user.
     """
     report(results, stderr)
     stderr.write(_summary(results, what))
-    if data.strip():
-        stdout.write(data.decode("utf-8", errors="replace"))
-    else:
-        write_resource_list([], results, NodeSource(), stdout)
+    write_resource_list([], results, NodeSource(), stdout)
     return 1
 
 
@@ -273,7 +286,7 @@ def run_resource_list(data: bytes, stdout: TextIO, stderr: TextIO, base_dir: str
     """KRM function mode: ResourceList in, ResourceList out; returns the exit code."""
     if len(data) > MAX_FILE_BYTES:
         problem = Result(f"the ResourceList is larger than the input limit of {limit_text(MAX_FILE_BYTES)}", file="<stdin>", code=Code.INPUT)
-        return _unreadable(b"", [problem], stdout, stderr, "the input was not read")
+        return _unreadable([problem], stdout, stderr, "the input was not read")
     text, results = decode(data, "<stdin>")
     parsed: ResourceListInput | None = None
     if text is not None:
@@ -281,7 +294,7 @@ def run_resource_list(data: bytes, stdout: TextIO, stderr: TextIO, base_dir: str
         parsed, results = read_resource_list(text, lambda: decode(data, "<stdin>")[0] or "")
         del text
     if parsed is None:
-        return _unreadable(data, results, stdout, stderr, "the input could not be read as a ResourceList")
+        return _unreadable(results, stdout, stderr, "the input could not be read as a ResourceList")
     if parsed.count > MAX_OBJECTS:
         results.append(too_many_objects(MAX_OBJECTS, "<stdin>"))
         return _respond(parsed.items, parsed.source, None, base_dir, results, write_resource_list, stdout, stderr,
@@ -357,7 +370,11 @@ def run_legacy_plugin(config_path: str, data: bytes, env: Mapping[str, str], std
         read, problems = read_stream(text, "<stdin>")
         results.extend(problems)
     if read is None or any(r.is_error for r in results):
-        return _unreadable(data, results, stdout, stderr, "the resources are returned unchanged")
+        # a plain stream has no place for results: the input goes back as it came, kustomize shows stderr
+        report(results, stderr)
+        stderr.write(_summary(results, "the resources are returned unchanged"))
+        stdout.write(data.decode("utf-8", errors="replace"))
+        return 1
     items, source = read
     if len(items) > MAX_OBJECTS:
         results.append(too_many_objects(MAX_OBJECTS, "<stdin>"))

@@ -264,12 +264,21 @@ def test_empty_item_list_stays_empty_and_succeeds() -> None:
     ],
     ids=["not-a-resource-list", "broken-yaml", "not-a-mapping", "items-not-a-list"],
 )
-def test_unreadable_input_fails_and_echoes_the_input(text: str, message: str) -> None:
+def test_unreadable_input_fails_with_a_resource_list_of_results(text: str, message: str) -> None:
+    """Issue 26: input that cannot be read gets a result kpt can show, not a bare echo.
+
+    kpt cannot read an echo of unreadable input as a function's answer (it prints a YAML error
+    about the output and hides the problem); with exit 1 it writes nothing back, so the empty
+    item list deletes nothing.
+    """
     stdout, stderr = io.StringIO(), io.StringIO()
     code = krm.run_resource_list(text.encode(), stdout, stderr)
     assert code == 1
     assert message in stderr.getvalue()
-    assert stdout.getvalue() == text, "the input must come back as it was, never as nothing"
+    answer = yaml.safe_load(stdout.getvalue())
+    assert answer["kind"] == "ResourceList" and answer["items"] == []
+    assert [r["severity"] for r in answer["results"]] == ["error"]
+    assert message in answer["results"][0]["message"]
 
 
 def test_recursive_alias_is_an_error_not_a_crash() -> None:
@@ -277,7 +286,55 @@ def test_recursive_alias_is_an_error_not_a_crash() -> None:
     stdout, stderr = io.StringIO(), io.StringIO()
     assert krm.run_resource_list(text.encode(), stdout, stderr) == 1
     assert "contains itself" in stderr.getvalue()
-    assert stdout.getvalue() == text
+    assert "contains itself" in yaml.safe_load(stdout.getvalue())["results"][0]["message"]
+
+
+@pytest.mark.parametrize("item", ["1", '"s"', "null", "true", "[1, 2]", "[]", "2024-01-01"])
+def test_a_non_object_item_is_an_error_per_item_not_a_crash(item: str) -> None:
+    """Issue 27 §3: the list comes back unchanged with an error result per non-object item, exit 1."""
+    text = resource_list([{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "kept"}}])
+    text = text.replace("items:\n", f"items:\n- {item}\n- {item}\n", 1)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert krm.run_resource_list(text.encode(), stdout, stderr) == 1
+    answer = yaml.safe_load(stdout.getvalue())
+    assert answer["items"] == yaml.safe_load(text)["items"], "the items come back unchanged"
+    errors = [r for r in answer["results"] if r["severity"] == "error"]
+    assert [e["message"].split(":")[0] for e in errors] == ["items[0]", "items[1]"]
+    assert all("not a Kubernetes object" in e["message"] for e in errors)
+    assert stderr.getvalue().count("[error]") == 2
+
+
+def test_a_non_object_item_beside_a_dcd_leaves_the_dcd_unrendered() -> None:
+    text = resource_list([dcd()]).replace("items:\n", "items:\n- !!int 7\n", 1)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert krm.run_resource_list(text.encode(), stdout, stderr) == 1
+    assert yaml.safe_load(stdout.getvalue())["items"] == [7, dcd()]
+    results = yaml.safe_load(stdout.getvalue())["results"]
+    assert [r["message"] for r in results if r["severity"] == "error"] == [
+        "items[0]: not a Kubernetes object: a bare integer value (expected a mapping with apiVersion, kind and metadata)"
+    ]
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        Result("m", field="items"),
+        Result("m", resource=ResourceRef("v1", "ConfigMap", ""), field="data.x"),
+        Result("m", resource=ResourceRef("", "Widget", "w"), field="spec"),
+    ],
+    ids=["no-ref", "no-name", "no-api-version"],
+)
+def test_a_krm_result_with_a_field_always_has_a_resource_ref(result: Result) -> None:
+    """Issue 26 §4: a field path without its object means nothing to kpt; it moves into the message."""
+    out = result.to_krm()
+    assert "field" not in out and "resourceRef" not in out
+    assert out["message"] == f"{result.field}: m"
+
+
+def test_a_krm_result_with_a_field_and_a_full_ref_keeps_both() -> None:
+    out = Result("m", resource=ResourceRef("v1", "ConfigMap", "c"), field="data.x").to_krm()
+    assert out == {"message": "m", "severity": "error", "resourceRef": {"apiVersion": "v1", "kind": "ConfigMap", "name": "c"},
+                   "field": {"path": "data.x"}}
 
 
 def test_a_node_that_contains_itself_cannot_be_written() -> None:
