@@ -666,3 +666,84 @@ def test_validate_reports_broken_yaml_in_a_settings_file_without_dynamo_files(tm
     broken = _write(tmp_path / "settings.yaml", "apiVersion: config.dynamo-render.dev/v1alpha1\nkind: DynamoRenderConfig\nspec: {a: [}\n")
     code, lines = _validate(broken)
     assert code == 1 and len(lines) == 1 and lines[0].startswith(f"{broken}:3: [error]: invalid YAML at line 3")
+
+
+def test_validate_prints_its_problem_lines_on_stdout_as_the_docs_say(tmp_path: Path) -> None:
+    """Issue 27 §7: code and docs agree: problem lines on stdout (the hook's output), stderr empty."""
+    import sys
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "apiVersion: nvidia.com/v1beta1\nkind: DynamoComponentDeployment\nmetadata:\n  name: w\nspec:\n"
+        "  backendFramework: vllm\n  replicas: -1\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run([sys.executable, "-m", "plugin", "validate", str(bad)], capture_output=True, text=True, cwd=root,
+                          env={**os.environ, "PYTHONPATH": str(root)}, check=False)
+    assert proc.returncode == 1
+    assert proc.stderr == ""
+    assert proc.stdout and all(line.startswith(f"{bad}:") for line in proc.stdout.splitlines()), proc.stdout
+    section = (root / "docs" / "precommit.md").read_text().split("## dynamo-validate", 1)[1].split("\n## ", 1)[0]
+    assert "Each problem is one line on stdout" in section
+    assert "one line per\nproblem on stderr" not in (root / "docs" / "results.md").read_text() or (
+        "`validate` and\n`hydrate-check` print their problem lines" in (root / "docs" / "results.md").read_text()
+    )
+
+
+def _validate_under_pre_commit(tmp_path: Path, tmpdir: Path) -> subprocess.CompletedProcess[str]:
+    import sys
+
+    good = tmp_path / "good.yaml"
+    good.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n")
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root), "PRE_COMMIT": "1", "TMPDIR": str(tmpdir)}
+    return subprocess.run([sys.executable, "-m", "plugin", "validate", str(good)], capture_output=True, text=True, cwd=tmp_path,
+                          env=env, check=False)
+
+
+def _old_file(path: Path) -> Path:
+    path.write_text("{}")
+    os.utime(path, (1, 1))
+    return path
+
+
+@pytest.mark.parametrize("case", ["symlink", "group-readable", "other-owner"])
+def test_validate_never_sweeps_a_state_folder_it_cannot_trust(tmp_path: Path, case: str) -> None:
+    """Issue 27 §7: the state folder must be a real directory of this user with mode 0700, or it is not used."""
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    folder = tmpdir / f"dynamo-render-validate-{os.getuid()}"
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    if case == "symlink":
+        folder.symlink_to(victim)
+        kept = _old_file(victim / "precious.json")
+    else:
+        folder.mkdir(mode=0o700)
+        kept = _old_file(folder / "someone-elses.json")
+        if case == "group-readable":
+            folder.chmod(0o755)
+        else:
+            if os.getuid() != 0:
+                pytest.skip("only root can give a folder to another user")
+            os.chown(folder, 4242, 4242)
+    proc = _validate_under_pre_commit(tmp_path, tmpdir)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert kept.exists(), "a file outside a checked folder was removed"
+    assert f"{folder}: [warning]: the state folder" in proc.stdout
+    assert "remove it" in proc.stdout
+
+
+def test_validate_sweeps_only_old_regular_files_of_its_own_folder(tmp_path: Path) -> None:
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    folder = tmpdir / f"dynamo-render-validate-{os.getuid()}"
+    folder.mkdir(mode=0o700)
+    stale = _old_file(folder / "stale.json")
+    outside = _old_file(tmp_path / "outside.json")
+    (folder / "link.json").symlink_to(outside)
+    os.utime(folder / "link.json", (1, 1), follow_symlinks=False)
+    proc = _validate_under_pre_commit(tmp_path, tmpdir)
+    assert proc.returncode == 0 and proc.stdout == "", proc.stdout + proc.stderr
+    assert not stale.exists()
+    assert outside.exists() and (folder / "link.json").is_symlink()
