@@ -361,8 +361,12 @@ def refusals(changes: Sequence[Change], output_root: str, source_root: str) -> l
     Only regular files this run generated are replaced; nothing is written through a symlink
     (a symlinked folder could point into SOURCE, a symlinked file outside the repository).
     """
-    results: list[Result] = []
     root = os.path.abspath(output_root)
+    link = _linked_folder(root)
+    if link is not None:
+        return [Result(f"{_posix(os.path.relpath(link))} is a symlink; nothing is written through it (OUTPUT must be a real folder)",
+                       file=_posix(output_root), code=Code.INPUT)]
+    results: list[Result] = []
     for change in changes:
         path = os.path.abspath(change.path)
         shown = _posix(change.path)
@@ -388,6 +392,23 @@ def refusals(changes: Sequence[Change], output_root: str, source_root: str) -> l
             elif not _inside_lexically(origin, source_root):
                 results.append(Result(f"was generated from {origin} by another run sharing this folder; not replaced", file=shown, code=Code.INPUT))
     return results
+
+
+def _linked_folder(root: str) -> str | None:
+    """OUTPUT itself, or a folder between the working directory and it, when that is a symlink.
+
+    The rule for links under OUTPUT holds for OUTPUT too: a linked OUTPUT could lead into
+    SOURCE or out of the repository.
+    """
+    top = os.getcwd()
+    current = root
+    while True:
+        if os.path.islink(current):
+            return current
+        parent = os.path.dirname(current)
+        if current == top or parent == current or not current.startswith(top + os.sep):
+            return None
+        current = parent
 
 
 def tracked_files(paths: Sequence[str]) -> tuple[set[str] | None, list[Result]]:
