@@ -119,6 +119,16 @@ def place(
             continue
         if identity in fresh:
             existing.setdefault(identity, position)
+        elif (owner in present or settings.settings.keep_sources) and not ownership.intact(item.obj):
+            # a copied marker (a hand-written object made from a rendered one) or an edit since: never deleted
+            results.append(Result(
+                f"kept {ResourceRef.of(item.obj).short()} at {_where(item)}: it carries the marker of an object rendered "
+                f"from {owner}, which renders it no more, but its content is not what was rendered "
+                f"({ownership.RENDERED_DIGEST_ANNOTATION} does not match): a copy or an edit, so it is not pruned; "
+                "delete it, or remove its dynamo-render.dev/ annotations to keep it as your own",
+                severity=Severity.WARNING,
+                resource=ResourceRef.of(item.obj), code=Code.CLASH,
+            ))
         elif owner in present or settings.settings.keep_sources:
             pruned.add(position)
             reason = "which no longer renders it" if owner in present else "which is no longer in the package"

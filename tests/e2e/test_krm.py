@@ -44,7 +44,7 @@ FILE_ANNOTATIONS = (
     "internal.config.kubernetes.io/seqindent",
 )
 # The KRM function's ownership marker (plugin.ownership); the CLI's output has none.
-MARKER_ANNOTATIONS = ("dynamo-render.dev/rendered-from", "dynamo-render.dev/rendered-as")
+MARKER_ANNOTATIONS = ("dynamo-render.dev/rendered-from", "dynamo-render.dev/rendered-as", "dynamo-render.dev/rendered-digest")
 
 # A pass-through object whose text must survive byte for byte (kpt restores the comments).
 PASSTHROUGH = """\

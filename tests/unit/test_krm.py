@@ -771,3 +771,52 @@ def test_result_resource_ref_always_has_api_version_kind_and_name(ref: ResourceR
     """kpt and kyaml print and match results by apiVersion/kind/name: a partial ref is left out."""
     krm = Result("m", resource=ref).to_krm()
     assert krm.get("resourceRef") == expected
+
+
+KEEP_SOURCES = {"apiVersion": "config.dynamo-render.dev/v1alpha1", "kind": "DynamoRenderConfig", "metadata": {"name": "c"},
+                "spec": {"keepSources": True}}
+
+
+def _first_run() -> list[dict[str, Any]]:
+    code, _, err, parsed = run_krm(resource_list([dcd("decode")], KEEP_SOURCES))
+    assert code == 0, err
+    items: list[dict[str, Any]] = parsed["items"]
+    return items
+
+
+def test_every_rendered_object_carries_a_digest_of_its_content() -> None:
+    from plugin import ownership
+
+    rendered = [item for item in _first_run() if item["kind"] != "DynamoComponentDeployment"]
+    assert rendered
+    for obj in rendered:
+        assert annos(obj)[ownership.RENDERED_DIGEST_ANNOTATION].startswith("sha256:")
+        assert ownership.intact(obj)
+    edited = json.loads(json.dumps(rendered[0]))
+    edited["metadata"].setdefault("labels", {})["team"] = "mine"
+    assert not ownership.intact(edited)
+
+
+def test_a_copied_marker_is_never_pruned_only_what_was_rendered() -> None:
+    """Issue 27 §7: a hand-written object made from a rendered one keeps its copied marker and is not deleted.
+
+    The source is renamed: what it rendered before (digest intact) is pruned; a customised copy
+    of its Service and an edited Deployment carrying the same marker are kept, with a warning each.
+    """
+    items = _first_run()
+    service = next(i for i in items if i["kind"] == "Service")
+    copy = json.loads(json.dumps(service))
+    copy["metadata"]["name"] = "decode-custom"
+    copy["spec"]["type"] = "NodePort"
+    edited = json.loads(json.dumps(next(i for i in items if i["kind"] == "Deployment")))
+    edited["spec"]["replicas"] = 5
+    renamed = [dcd("worker") if i["kind"] == "DynamoComponentDeployment" else i for i in items if i["kind"] != "Deployment"]
+    code, _, err, parsed = run_krm(resource_list([*renamed, copy, edited], KEEP_SOURCES))
+    assert code == 0, err
+    names = kinds(parsed)
+    assert "Service/decode-custom" in names and "Deployment/decode" in names, names
+    assert "Service/decode" not in names, "what the source rendered, unchanged, is pruned"
+    warnings = [r["message"] for r in parsed["results"] if r["severity"] == "warning" and r["message"].startswith("kept ")]
+    assert sorted(m.split(" at ")[0] for m in warnings) == ["kept Deployment/decode", "kept Service/decode-custom"], warnings
+    assert all("rendered-digest does not match" in m for m in warnings)
+    assert "[warning]" in err
