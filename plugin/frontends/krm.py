@@ -37,7 +37,7 @@ from renderer.records import dataclass, field, replace
 from typing import Any, TextIO
 
 from plugin import ownership
-from plugin.files import MAX_FILE_BYTES, MAX_OBJECTS, MAX_RENDERED_OBJECTS, decode, limit_text, too_many_objects, too_many_rendered
+from plugin.files import MAX_FILE_BYTES, MAX_OBJECTS, MAX_RENDERED_OBJECTS, decode, is_local_config, limit_text, too_many_objects, too_many_rendered
 from plugin.frontends.krm_config import CONFIGMAP_KEYS, resolve_function_config
 from plugin.frontends.krm_place import Rendered, place, placement_identity, without_bookkeeping
 from plugin.frontends.krm_wire import (
@@ -135,6 +135,9 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
     del bundle
     out.results.extend(state_results)
 
+    # Items of a kpt subpackage that runs dynamo-render itself were rendered by its own step
+    # (with its own settings): this run leaves them as they are.
+    delegated = delegated_positions(items)
     # Render each source on its own so its objects can be filed beside it; one identity index
     # across them makes a clash between two sources an error naming both.
     identities = Identities(settings.namespace)
@@ -144,7 +147,7 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
     # Objects shared by several sources (companions of DCDs with one parent) are filed once.
     emitted: set[tuple[str, str, str, str]] = set()
     for position, item in enumerate(items):
-        if not (is_dcd(item.obj) or is_dgd(item.obj)):
+        if position in delegated or not (is_dcd(item.obj) or is_dgd(item.obj)):
             continue
         if len(emitted) > MAX_RENDERED_OBJECTS:
             out.results.append(too_many_rendered(MAX_RENDERED_OBJECTS))
@@ -177,8 +180,9 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
     # Every other item against what was rendered: a hand-written object of a rendered
     # identity, or two different hand-written objects of one identity, is a clash naming both.
     # Last run's output (the ownership marker) is replaced or pruned by _place instead.
+    # local-config documents (settings, the Kptfile) never reach a cluster: they clash with nothing.
     for position, item in enumerate(items):
-        if position in rendered_by_item or ownership.rendered_from(item.obj) is not None:
+        if position in rendered_by_item or position in delegated or is_local_config(item.obj) or ownership.rendered_from(item.obj) is not None:
             continue
         if identity_of(without_bookkeeping(item.obj), settings.namespace) in rendered_identities:
             continue  # a hand-written object of a rendered identity: _place names both
@@ -193,7 +197,7 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
         return out
 
     # File rendered objects: replace last run's copy, else take the source's slot.
-    placed = place(items, rendered_by_item, kept, settings)
+    placed = place(items, rendered_by_item, kept, settings, delegated)
     out.results.extend(placed.results)
     if settings.settings.strict:
         out.results = strict(out.results)
@@ -211,6 +215,49 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
     )
     return out
 
+
+
+KPTFILE_GROUP = "kpt.dev/"
+
+
+def _runs_dynamo_render(kptfile: dict[str, Any]) -> bool:
+    """Whether a Kptfile's pipeline has a dynamo-render step (an ``exec`` or ``image`` naming dynamo-render)."""
+    pipeline = kptfile.get("pipeline")
+    if not isinstance(pipeline, dict):
+        return False
+    steps = [step for key in ("mutators", "validators") if isinstance(pipeline.get(key), list) for step in pipeline[key]]
+    return any(
+        isinstance(step, dict) and any(isinstance(step.get(key), str) and "dynamo-render" in step[key] for key in ("exec", "image"))
+        for step in steps
+    )
+
+
+def delegated_positions(items: Sequence[InputItem]) -> set[int]:
+    """The items of subpackages that render themselves, under ``kpt fn render`` of a package hierarchy.
+
+    Why: kpt runs each subpackage's pipeline first, then the parent's over every item of the
+    hierarchy (``internal.config.kubernetes.io/package-path`` names each item's package, and
+    each package's Kptfile is among the items). A subpackage whose Kptfile runs dynamo-render
+    has rendered its own sources with its own settings; the parent rendering them again with
+    its settings would change them on every run. So the parent leaves every item of such a
+    subpackage, and of the packages below it, as it is: not rendered, pruned or clash-checked.
+    This run's own package is the topmost one (the hierarchy's root).
+    Mirrors: kpt pkg/fn render (hydrate: subpackages first, then the parent over all resources).
+    """
+    packages = {item.package for item in items if item.package}
+    if len(packages) < 2:
+        return set()
+    own = min(packages, key=len)
+    roots = [
+        item.package
+        for item in items
+        if item.package and item.package != own and isinstance(item.obj, dict) and item.obj.get("kind") == "Kptfile"
+        and str(item.obj.get("apiVersion", "")).startswith(KPTFILE_GROUP) and _runs_dynamo_render(item.obj)
+    ]
+    return {
+        position for position, item in enumerate(items)
+        if any(item.package == root or item.package.startswith(root.rstrip("/") + "/") for root in roots)
+    }
 
 
 def _not_an_item(item: InputItem) -> Result:

@@ -14,7 +14,7 @@ from the output items).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set as AbstractSet
 from functools import partial
 from renderer.records import dataclass
 from typing import Any
@@ -64,6 +64,7 @@ def place(
     rendered_by_item: Mapping[int, list[Rendered]],
     kept: set[int],
     settings: Settings,
+    delegated: AbstractSet[int] = frozenset(),
 ) -> Placed:
     """Order the output, give rendered objects file annotations, and settle last run's output.
 
@@ -82,7 +83,8 @@ def place(
       was renamed or deleted), and kept otherwise (an earlier run consumed its source).
 
     A hand-written input object (no marker) with the identity of a rendered one is an error:
-    it is never overwritten.
+    it is never overwritten. ``delegated`` items (a subpackage that renders itself) are written
+    back as they came and take no part in any of this.
     """
     default_namespace = settings.namespace
     used: dict[tuple[str, str], set[int]] = {}
@@ -101,7 +103,7 @@ def place(
     pruned: set[int] = set()
     results: list[Result] = []
     for position, item in enumerate(items):
-        if position in rendered_by_item:
+        if position in rendered_by_item or position in delegated:
             continue
         identity = placement_identity(item.obj, default_namespace)
         owner = ownership.rendered_from(item.obj)
@@ -141,7 +143,7 @@ def place(
         return Placed([item.position for item in items], results)
     results.extend(ownership.renamed_after_render(
         (item.obj, _where(item), None) for position, item in enumerate(items)
-        if position not in rendered_by_item and position not in pruned
+        if position not in rendered_by_item and position not in pruned and position not in delegated
     ))
 
     replaced: dict[int, Deferred] = {}

@@ -86,6 +86,52 @@ def render(pkg: Path, env: dict[str, str]) -> Any:
 # Item 1: subpackages
 
 
+@pytest.mark.parametrize("nested", [False, True], ids=["parent-and-sub", "parent-sub-and-subsub"])
+def test_a_hierarchy_where_each_package_runs_dynamo_render_is_stable(env: dict[str, str], tmp_path: Path, nested: bool) -> None:
+    """Issue 25 §4: a parent and subpackages each with their own dynamo-render step and a render-config named render-config.
+
+    The two local-config settings documents clash with nothing; each package renders its own
+    DCDs with its own settings (the parent leaves the subpackage's items alone), and a second
+    ``kpt fn render`` of the hierarchy changes nothing.
+    """
+    pkg = package(tmp_path)
+    packages = [pkg / "sub", pkg / "sub" / "deeper"] if nested else [pkg / "sub"]
+    for number, sub in enumerate(packages, 1):
+        sub.mkdir()
+        (sub / "Kptfile").write_text(PIPELINE.format(name=sub.name))
+        (sub / "render-config.yaml").write_text(KEEP.replace("namespace: llm", f"namespace: team{number}"))
+        # no namespace of their own: the package's settings give it
+        text = (EXAMPLES / "kpt-render" / "dcds.yaml").read_text().replace("  namespace: llm\n", "")
+        (sub / "dcds.yaml").write_text(text.replace("agg-", f"s{number}-").replace("model-settings", f"s{number}-settings"))
+    first = render(pkg, env)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "identity clash" not in first.stdout + first.stderr
+    for number, sub in enumerate(packages, 1):
+        rendered = [d for d in _docs((sub / "dcds.yaml").read_text()) if d["kind"] == "Deployment"]
+        assert {d["metadata"]["name"] for d in rendered} == {f"s{number}-decode", f"s{number}-frontend"}
+        # the subpackage's own settings, not the parent's
+        assert {d["metadata"]["namespace"] for d in rendered} == {f"team{number}"}
+    assert {d["metadata"]["namespace"] for d in _docs((pkg / "dcds.yaml").read_text()) if d["kind"] == "Deployment"} == {"llm"}
+    snapshot = _snapshot(pkg)
+    again = render(pkg, env)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert _snapshot(pkg) == snapshot, "a second kpt fn render changed the package"
+    assert "pruned" not in again.stdout + again.stderr
+
+
+def test_two_local_config_documents_of_one_name_do_not_clash(env: dict[str, str], tmp_path: Path) -> None:
+    """A subpackage without a pipeline of its own, holding a render-config of the parent's name: rendered by the parent."""
+    pkg = package(tmp_path)
+    sub = pkg / "sub"
+    sub.mkdir()
+    (sub / "Kptfile").write_text(KPTFILE.format(name="sub"))
+    (sub / "render-config.yaml").write_text(KEEP)
+    done = render(pkg, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "identity clash" not in done.stdout + done.stderr
+
+
+
 def test_a_parent_pipeline_renders_a_subpackage_in_the_subpackage(env: dict[str, str], tmp_path: Path) -> None:
     pkg = package(tmp_path)
     sub = pkg / "sub"
