@@ -31,6 +31,7 @@ from plugin.frontends.krm_wire import (
     Deferred,
     Entry,
     InputItem,
+    KeptSource,
 )
 from plugin.settings import Settings
 from renderer.clashes import Origin
@@ -179,7 +180,8 @@ def place(
         if position in rendered_by_item:
             out.extend(placed_for[position])
             if position in kept:
-                out.append(item.position)
+                # in a kpt package (its file is known) a kept source is the package's, never the cluster's
+                out.append(KeptSource(item.position) if item.path else item.position)
         elif position in replaced:
             out.append(replaced[position])
         elif position not in pruned:

@@ -480,8 +480,38 @@ def test_keep_sources_keeps_the_dcd_and_files_rendered_objects_after_it() -> Non
     assert code == 0, err
     rendered = cli_ids(source)
     assert kinds(parsed) == [*rendered, "DynamoComponentDeployment/decode"]
-    assert annos(parsed["items"][-1]) == source["metadata"]["annotations"]
+    # Issue 25 §4: in a kpt package the kept source is the package's, marked so kpt live apply never sends it
+    assert annos(parsed["items"][-1]) == {**source["metadata"]["annotations"], "config.kubernetes.io/local-config": "true"}
+    assert '    config.kubernetes.io/local-config: "true"\n' in out
     assert [annos(o)["config.kubernetes.io/index"] for o in parsed["items"][:-1]] == [str(i) for i in range(1, len(rendered) + 1)]
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        {"name": "decode"},
+        {"name": "decode", "annotations": {"team": "a"}},
+        {"name": "decode", "annotations": {"config.kubernetes.io/local-config": "false"}},
+    ],
+    ids=["no-annotations", "other-annotations", "local-config-already-set"],
+)
+def test_a_kept_source_in_a_package_is_marked_local_config_and_otherwise_unchanged(metadata: dict[str, Any]) -> None:
+    source = dcd("decode")
+    source["metadata"] = {**metadata, "annotations": {**metadata.get("annotations", {}), **kpt_annotations("app.yaml", 0, 1)}}
+    code, _, err, parsed = run_krm(resource_list([source], function_input(keepSources="true")))
+    assert code == 0, err
+    kept = parsed["items"][-1]
+    expected = {**source["metadata"]["annotations"]}
+    expected.setdefault("config.kubernetes.io/local-config", "true")
+    assert kept == {**source, "metadata": {**source["metadata"], "annotations": expected}}
+
+
+def test_a_kept_source_without_a_file_is_not_marked() -> None:
+    """kustomize sends no files: a kept source there is meant for a cluster that runs the operator."""
+    source = dcd("decode")
+    code, _, err, parsed = run_krm(resource_list([source], function_input(keepSources="true")))
+    assert code == 0, err
+    assert parsed["items"][-1] == source
 
 
 def test_re_rendering_beside_a_kept_source_replaces_the_previous_output() -> None:
