@@ -361,10 +361,29 @@ def _differing_documents(old_docs: list[list[str]], new_docs: list[list[str]]) -
 
 
 def _grouped(ops: list[Opcode], n: int) -> list[list[Opcode]]:
-    """Hunks of opcodes with ``n`` lines of context, as ``difflib.SequenceMatcher.get_grouped_opcodes``."""
-    matcher = difflib.SequenceMatcher(None, "", "")
-    matcher.opcodes = ops or [("equal", 0, 0, 0, 0)]
-    return list(matcher.get_grouped_opcodes(n))
+    """Hunks of opcodes with ``n`` lines of context (what ``difflib.SequenceMatcher.get_grouped_opcodes`` does).
+
+    Equal runs longer than ``2n`` split hunks; the first and last equal runs keep ``n`` lines.
+    """
+    codes = list(ops) or [("equal", 0, 0, 0, 0)]
+    if codes[0][0] == "equal":
+        tag, i1, i2, j1, j2 = codes[0]
+        codes[0] = (tag, max(i1, i2 - n), i2, max(j1, j2 - n), j2)
+    if codes[-1][0] == "equal":
+        tag, i1, i2, j1, j2 = codes[-1]
+        codes[-1] = (tag, i1, min(i2, i1 + n), j1, min(j2, j1 + n))
+    groups: list[list[Opcode]] = []
+    group: list[Opcode] = []
+    for tag, i1, i2, j1, j2 in codes:
+        if tag == "equal" and i2 - i1 > 2 * n:
+            group.append((tag, i1, min(i2, i1 + n), j1, min(j2, j1 + n)))
+            groups.append(group)
+            group = []
+            i1, j1 = max(i1, i2 - n), max(j1, j2 - n)
+        group.append((tag, i1, i2, j1, j2))
+    if group and not (len(group) == 1 and group[0][0] == "equal"):
+        groups.append(group)
+    return groups
 
 
 def _range(start: int, stop: int) -> str:

@@ -823,3 +823,15 @@ def test_secret_data_is_redacted_however_its_kind_is_spelled(kind: str) -> None:
     assert precommit_hydrate.redact_secret_data("---\nkind: Deployment\nspec:\n  imagePullSecrets:\n  - name: x\n") == (
         "---\nkind: Deployment\nspec:\n  imagePullSecrets:\n  - name: x\n"
     )
+
+
+def test_hunks_are_grouped_as_difflib_groups_them() -> None:
+    import difflib
+    import random
+
+    rng = random.Random(7)
+    for _ in range(300):
+        a = [rng.choice("abcde") for _ in range(rng.randrange(0, 40))]
+        b = [rng.choice("abcde") if rng.random() < 0.3 else x for x in a] + [rng.choice("xy") for _ in range(rng.randrange(0, 3))]
+        matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+        assert precommit_hydrate._grouped(matcher.get_opcodes(), 3) == list(matcher.get_grouped_opcodes(3)), (a, b)
