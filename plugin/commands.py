@@ -12,9 +12,12 @@ reaches it (a full disk, a closed pipe) is the environment's: one line on stderr
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 INTERNAL_ERROR = 3
 ENVIRONMENT_ERROR = 1
@@ -27,6 +30,7 @@ def guarded(fn: Callable[[], int]) -> int:
     away (``| head``) is reported like any other failure of the environment. Any other
     exception escaping it is a bug: traceback on stderr, exit code 3.
     """
+    _whole_writes()
     try:
         code = fn()
         sys.stdout.flush()
@@ -47,6 +51,62 @@ def guarded(fn: Callable[[], int]) -> int:
         traceback.print_exc(file=sys.stderr)
         sys.stderr.write("dynamo-render: internal error (this is a bug; please report it with the input)\n")
         return INTERNAL_ERROR
+
+
+class _ClosedStdout(io.TextIOBase):
+    """stdout when the process started without one (``>&-``): writing to it is the environment's error."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "stdout is closed, so the output cannot be written")
+
+
+class _WholeWrites(io.RawIOBase):
+    """A file descriptor written until every byte is written or the write fails.
+
+    Why: when a reader goes away while a large write waits on a full pipe (``| head -c1``),
+    the kernel returns the part already delivered, the buffered writer reports that short count
+    and the text layer drops the rest without an error, so a run that lost most of its output
+    exits 0. Written in a loop, the next write fails (EPIPE) and the run reports it.
+    """
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data).cast("B")
+        while view:
+            view = view[os.write(self._fd, view):]
+        return len(data) if isinstance(data, bytes) else memoryview(data).nbytes
+
+
+def _whole_writes() -> None:
+    """Give the process a stdout that writes everything or fails (a closed one fails on the first write)."""
+    stream = sys.stdout
+    if stream is None:
+        sys.stdout = _ClosedStdout()
+        return
+    buffer = getattr(stream, "buffer", None)
+    if isinstance(buffer, io.BufferedWriter) and isinstance(buffer.raw, _WholeWrites):
+        return
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        return  # not a file (a test's capture): nothing to do
+    stream.flush()
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(_WholeWrites(fd)),
+        encoding=stream.encoding, errors=stream.errors, newline=None, line_buffering=bool(stream.line_buffering),
+    )
 
 
 def _drop_stdout() -> None:

@@ -4,15 +4,21 @@ kpt keeps a function's output in the package: the next ``kpt fn eval`` or ``kpt 
 sees last run's rendered objects among its inputs, and a kustomize overlay over hydrated
 ``render`` or ``hydrate-check`` output hands them to the Argo CD plugin. So every object any
 front end renders (the KRM function, ``render``, ``hydrate-check``, the Argo CD plugin) carries
-two annotations, written by ``marker`` in one format for all:
+three annotations, written by ``marker`` in one format for all:
 
 - ``dynamo-render.dev/rendered-from``: the source that rendered it, ``Kind/namespace/name``;
 - ``dynamo-render.dev/rendered-as``: its own ``namespace/name`` when rendered (``name`` for a
-  cluster-scoped object).
+  cluster-scoped object);
+- ``dynamo-render.dev/rendered-digest``: ``sha256:`` and 32 hex digits, a digest of the object as
+  rendered (the two annotations above included; the digest itself and the orchestrators'
+  bookkeeping annotations left out, ``digest``).
 
 With them a re-run can tell its own earlier output from hand-written objects: it replaces what
 a present source renders again, prunes what no source renders any more (a renamed or deleted
-DCD), and refuses to overwrite a hand-written object whose name a rendered one would take. An
+DCD), and refuses to overwrite a hand-written object whose name a rendered one would take. Only
+an object whose digest still matches its content is pruned: a hand-written object carrying a
+copied marker (a rendered Service copied to customise it) or one edited since is kept, with a
+warning. ``mark`` must be the last change made to a rendered object. An
 object whose current name or namespace differs from ``rendered-as`` was renamed after the
 render (an overlay's ``namePrefix`` or ``namespace``), which leaves the rendered environment
 (``DYN_NAMESPACE``, ``DYN_PARENT_DGD_K8S_NAMESPACE``, Service names in commands) pointing at the
@@ -33,6 +39,9 @@ from renderer.results import Code, ResourceRef, Result, Severity
 # Under the prefix the core's clash check reads as bookkeeping (renderer.clashes.BOOKKEEPING_PREFIX).
 RENDERED_FROM_ANNOTATION = BOOKKEEPING_PREFIX + "rendered-from"
 RENDERED_AS_ANNOTATION = BOOKKEEPING_PREFIX + "rendered-as"
+RENDERED_DIGEST_ANNOTATION = BOOKKEEPING_PREFIX + "rendered-digest"
+# Annotations kpt and kustomize add or rewrite on the way (path, index, ids): not part of the digest.
+_ORCHESTRATOR_PREFIXES = ("internal.config.kubernetes.io/", "config.kubernetes.io/", "config.k8s.io/", "kustomize.config.k8s.io/")
 
 
 def _meta(obj: Any) -> dict[str, Any]:
@@ -66,14 +75,45 @@ def rendered_from(obj: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def digest(obj: Any) -> str:
+    """``sha256:`` and 32 hex digits over the object's content, the digest and bookkeeping annotations left out.
+
+    The content is the object's canonical JSON (sorted keys), so the YAML spelling an
+    orchestrator writes it back with does not count.
+    """
+    import hashlib
+    import json
+
+    meta = dict(_meta(obj))
+    annotations = {
+        key: value for key, value in _annotations(obj).items()
+        if key != RENDERED_DIGEST_ANNOTATION and not key.startswith(_ORCHESTRATOR_PREFIXES)
+    }
+    if annotations:
+        meta["annotations"] = annotations
+    else:
+        meta.pop("annotations", None)
+    content = {**obj, "metadata": meta} if meta or "metadata" in obj else obj
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
 def mark(obj: dict[str, Any], source: str) -> dict[str, Any]:
-    """A copy of a rendered object carrying the ownership marker."""
+    """A copy of a rendered object carrying the ownership marker (the last change made to it)."""
     meta = dict(_meta(obj))
     annotations = dict(_annotations(obj))
     annotations[RENDERED_FROM_ANNOTATION] = source
     annotations[RENDERED_AS_ANNOTATION] = object_name(obj)
     meta["annotations"] = annotations
-    return {**obj, "metadata": meta}
+    marked = {**obj, "metadata": meta}
+    annotations[RENDERED_DIGEST_ANNOTATION] = digest(marked)
+    return marked
+
+
+def intact(obj: Any) -> bool:
+    """Whether the object is what an earlier render made, unchanged: its digest matches its content."""
+    recorded = _annotations(obj).get(RENDERED_DIGEST_ANNOTATION)
+    return isinstance(recorded, str) and recorded == digest(obj)
 
 
 def marker(default_namespace: str) -> Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]:
@@ -120,7 +160,10 @@ def renamed_after_render(objects: Iterable[tuple[Any, str, int | None]]) -> list
 
 __all__ = [
     "RENDERED_AS_ANNOTATION",
+    "RENDERED_DIGEST_ANNOTATION",
     "RENDERED_FROM_ANNOTATION",
+    "digest",
+    "intact",
     "mark",
     "marker",
     "object_name",

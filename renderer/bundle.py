@@ -335,6 +335,10 @@ def stream_bundle(
             if problem is not None:
                 results.append(problem.with_source(item.file, item.index))
                 continue
+            refused = apiserver.refused_on_decode(obj)
+            if refused:
+                results.extend(r.with_source(item.file, item.index) for r in refused)
+                continue
             passthrough.append((obj, origin))
             continue
         results.extend(source.results)

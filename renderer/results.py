@@ -148,8 +148,11 @@ class Result:
             if self.resource.namespace:
                 ref["namespace"] = self.resource.namespace
             out["resourceRef"] = ref
-        if self.field:
+        if self.field and "resourceRef" in out:
             out["field"] = {"path": self.field}
+        elif self.field:
+            # a field path means nothing to kpt without the object it is in: it goes into the message
+            out["message"] = f"{self.field}: {self.message}"
         if self.file:
             file: dict[str, Any] = {"path": self.file}
             if self.index is not None:

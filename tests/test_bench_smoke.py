@@ -94,3 +94,16 @@ def test_generated_bundle_follows_the_corpus_mix(tmp_path: Path) -> None:
         assert main["env"] and main["volumeMounts"] and main["resources"]["limits"]["nvidia.com/gpu"]
     # The Secrets, PVCs and ConfigMaps the pods reference travel with the bundle.
     assert {doc["kind"] for doc in docs} == {"DynamoComponentDeployment", "ConfigMap", "Secret", "PersistentVolumeClaim"}
+
+
+def test_hydrate_check_benchmark_smoke(tmp_path: Path) -> None:
+    """Issue 27 §5: the check-versus-render benchmark runs end to end (timings are never asserted)."""
+    report = tmp_path / "hydrate.json"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "hydrate_check_bench.py"), "--dcds", "10", "--repeat", "1", "--json", str(report)],
+        capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "| 10 |" in done.stdout
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert set(data["10"]) == {"render_wall", "render_cpu", "check_wall", "check_cpu", "ratio"}

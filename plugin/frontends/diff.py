@@ -185,8 +185,9 @@ def checkout(rev: str, paths: Sequence[str], scratch: str) -> tuple[Side | None,
         _, error = _git(["archive", "--format=tar", f"--output={archive}", commit.decode().strip(), "--", *wanted], top)
         if error:
             return None, [Result(f"--base {rev}: git archive failed: {error}", code=Code.INPUT)]
-        with tarfile.open(archive) as tar:
-            tar.extractall(root, filter="data")
+        problems = _extract(archive, root, rev)
+        if problems:
+            return None, problems
     side_paths = tuple(os.path.join(root, rel) for rel in present)
     # A path absent at the base revision renders to nothing (an empty file stands in for it).
     if not side_paths:
@@ -201,6 +202,29 @@ def _holds_kustomization(commit: str, rel: str, top: str) -> bool:
     listed, _ = _git(["ls-tree", "-r", "--name-only", commit, "--", rel], top)
     names = (listed or b"").decode(errors="replace").splitlines()
     return any(os.path.basename(name) in KUSTOMIZATION_FILES for name in names)
+
+
+def _extract(archive: str, root: str, rev: str) -> list[Result]:
+    """Extract the base revision's archive under ``root``; a link leaving the tree is an error naming ``REV:path``.
+
+    A work-tree render refuses a symlink out of the repository when it is confined (the CMP);
+    a base revision is confined to its own tree always: nothing outside is read, and a CI diff
+    job gets one line per such link instead of a crash.
+    """
+    problems: list[Result] = []
+    with tarfile.open(archive) as tar:
+        members = tar.getmembers()
+        for member in members:
+            try:
+                tarfile.data_filter(member, root)
+            except tarfile.FilterError:
+                what = f"symlink points outside the repository (-> {member.linkname})" if member.issym() else (
+                    f"hard link points outside the repository (-> {member.linkname})" if member.islnk() else "leads outside the repository"
+                )
+                problems.append(Result(f"{what}; it is not read", file=f"{rev}:{member.name}", code=Code.INPUT))
+        if not problems:
+            tar.extractall(root, members=members, filter="data")
+    return problems
 
 
 def _git(args: list[str], cwd: str) -> tuple[bytes | None, str]:

@@ -33,11 +33,11 @@ import gc
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from renderer.records import dataclass, field
+from renderer.records import dataclass, field, replace
 from typing import Any, TextIO
 
 from plugin import ownership
-from plugin.files import MAX_FILE_BYTES, MAX_OBJECTS, MAX_RENDERED_OBJECTS, decode, limit_text, too_many_objects, too_many_rendered
+from plugin.files import MAX_FILE_BYTES, MAX_OBJECTS, MAX_RENDERED_OBJECTS, decode, is_local_config, limit_text, too_many_objects, too_many_rendered
 from plugin.frontends.krm_config import CONFIGMAP_KEYS, resolve_function_config
 from plugin.frontends.krm_place import Rendered, place, placement_identity, without_bookkeeping
 from plugin.frontends.krm_wire import (
@@ -56,7 +56,7 @@ from plugin.frontends.krm_wire import (
 )
 from plugin.settings import Settings
 from plugin.yamlio.nodes import UnwritableInput, read_nodes
-from renderer.bundle import Item, is_dcd, is_dgd, render_bundle
+from renderer.bundle import Item, is_dcd, is_dgd, not_an_object, render_bundle
 from renderer.clashes import Identities, Identity, Origin, identity_of
 from renderer.cluster.state import BUNDLE_SOURCE, StateLayer, build_cluster_state
 from renderer.results import Code, ResourceRef, Result, Severity
@@ -123,11 +123,21 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
     entry is replaced by it, so a large input's specs are released while its output grows.
     """
     out = Transformed()
+    # An item that is no object (a bare scalar, a list, a null) cannot be rendered or passed
+    # on to a cluster: an error per item, and the items come back unchanged.
+    refused = [_not_an_item(item) for item in items if not isinstance(item.obj, dict)]
+    if refused:
+        out.results.extend(refused)
+        out.items = [item.position for item in items]
+        return out
     bundle = StateLayer(BUNDLE_SOURCE, tuple(item.obj for item in items if isinstance(item.obj, dict)))
     cluster, state_results = build_cluster_state([bundle, *settings.cluster_layers], settings.namespace)
     del bundle
     out.results.extend(state_results)
 
+    # Items of a kpt subpackage that runs dynamo-render itself were rendered by its own step
+    # (with its own settings): this run leaves them as they are.
+    delegated = delegated_positions(items)
     # Render each source on its own so its objects can be filed beside it; one identity index
     # across them makes a clash between two sources an error naming both.
     identities = Identities(settings.namespace)
@@ -137,7 +147,7 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
     # Objects shared by several sources (companions of DCDs with one parent) are filed once.
     emitted: set[tuple[str, str, str, str]] = set()
     for position, item in enumerate(items):
-        if not (is_dcd(item.obj) or is_dgd(item.obj)):
+        if position in delegated or not (is_dcd(item.obj) or is_dgd(item.obj)):
             continue
         if len(emitted) > MAX_RENDERED_OBJECTS:
             out.results.append(too_many_rendered(MAX_RENDERED_OBJECTS))
@@ -170,8 +180,9 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
     # Every other item against what was rendered: a hand-written object of a rendered
     # identity, or two different hand-written objects of one identity, is a clash naming both.
     # Last run's output (the ownership marker) is replaced or pruned by _place instead.
+    # local-config documents (settings, the Kptfile) never reach a cluster: they clash with nothing.
     for position, item in enumerate(items):
-        if position in rendered_by_item or ownership.rendered_from(item.obj) is not None:
+        if position in rendered_by_item or position in delegated or is_local_config(item.obj) or ownership.rendered_from(item.obj) is not None:
             continue
         if identity_of(without_bookkeeping(item.obj), settings.namespace) in rendered_identities:
             continue  # a hand-written object of a rendered identity: _place names both
@@ -186,7 +197,7 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
         return out
 
     # File rendered objects: replace last run's copy, else take the source's slot.
-    placed = place(items, rendered_by_item, kept, settings)
+    placed = place(items, rendered_by_item, kept, settings, delegated)
     out.results.extend(placed.results)
     out.results = settings.settings.strict_results(out.results)
     if not out.ok:
@@ -203,6 +214,56 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
     )
     return out
 
+
+
+KPTFILE_GROUP = "kpt.dev/"
+
+
+def _runs_dynamo_render(kptfile: dict[str, Any]) -> bool:
+    """Whether a Kptfile's pipeline has a dynamo-render step (an ``exec`` or ``image`` naming dynamo-render)."""
+    pipeline = kptfile.get("pipeline")
+    if not isinstance(pipeline, dict):
+        return False
+    steps = [step for key in ("mutators", "validators") if isinstance(pipeline.get(key), list) for step in pipeline[key]]
+    return any(
+        isinstance(step, dict) and any(isinstance(step.get(key), str) and "dynamo-render" in step[key] for key in ("exec", "image"))
+        for step in steps
+    )
+
+
+def delegated_positions(items: Sequence[InputItem]) -> set[int]:
+    """The items of subpackages that render themselves, under ``kpt fn render`` of a package hierarchy.
+
+    Why: kpt runs each subpackage's pipeline first, then the parent's over every item of the
+    hierarchy (``internal.config.kubernetes.io/package-path`` names each item's package, and
+    each package's Kptfile is among the items). A subpackage whose Kptfile runs dynamo-render
+    has rendered its own sources with its own settings; the parent rendering them again with
+    its settings would change them on every run. So the parent leaves every item of such a
+    subpackage, and of the packages below it, as it is: not rendered, pruned or clash-checked.
+    This run's own package is the topmost one (the hierarchy's root).
+    Mirrors: kpt pkg/fn render (hydrate: subpackages first, then the parent over all resources).
+    """
+    packages = {item.package for item in items if item.package}
+    if len(packages) < 2:
+        return set()
+    own = min(packages, key=len)
+    roots = [
+        item.package
+        for item in items
+        if item.package and item.package != own and isinstance(item.obj, dict) and item.obj.get("kind") == "Kptfile"
+        and str(item.obj.get("apiVersion", "")).startswith(KPTFILE_GROUP) and _runs_dynamo_render(item.obj)
+    ]
+    return {
+        position for position, item in enumerate(items)
+        if any(item.package == root or item.package.startswith(root.rstrip("/") + "/") for root in roots)
+    }
+
+
+def _not_an_item(item: InputItem) -> Result:
+    """The error for an item that is not an object, at its place in the list (and its file, under kpt)."""
+    problem = not_an_object(item.obj)
+    assert problem is not None
+    return problem.with_source(item.path, item.index) if item.path else replace(problem, message=f"items[{item.position}]: {problem.message}")
 
 
 def _unique(results: Iterable[Result]) -> list[Result]:
@@ -253,18 +314,17 @@ def _summary(results: Sequence[Result], what: str) -> str:
     return f"dynamo-render: {errors} error{'s' if errors != 1 else ''}; {what}\n"
 
 
-def _unreadable(data: bytes, results: Sequence[Result], stdout: TextIO, stderr: TextIO, what: str) -> int:
-    """Nothing to hand back item by item: echo the input as it came and fail loudly.
+def _unreadable(results: Sequence[Result], stdout: TextIO, stderr: TextIO, what: str) -> int:
+    """Nothing to hand back item by item: a ResourceList holding only the results, and exit 1.
 
-    With no input at all (stdin closed or empty) there is nothing to echo: the answer is a
-    ResourceList holding only the results, so the caller still gets its ResourceList.
+    Why not echo the input: what could not be read as a ResourceList is no answer kpt can read
+    either (it reports a YAML error about the function's output and hides the results). With a
+    non-zero exit kpt and kustomize write nothing back, so the empty item list deletes nothing,
+    and the results reach the user.
     """
     report(results, stderr)
     stderr.write(_summary(results, what))
-    if data.strip():
-        stdout.write(data.decode("utf-8", errors="replace"))
-    else:
-        write_resource_list([], results, NodeSource(), stdout)
+    write_resource_list([], results, NodeSource(), stdout)
     return 1
 
 
@@ -272,7 +332,7 @@ def run_resource_list(data: bytes, stdout: TextIO, stderr: TextIO, base_dir: str
     """KRM function mode: ResourceList in, ResourceList out; returns the exit code."""
     if len(data) > MAX_FILE_BYTES:
         problem = Result(f"the ResourceList is larger than the input limit of {limit_text(MAX_FILE_BYTES)}", file="<stdin>", code=Code.INPUT)
-        return _unreadable(b"", [problem], stdout, stderr, "the input was not read")
+        return _unreadable([problem], stdout, stderr, "the input was not read")
     text, results = decode(data, "<stdin>")
     parsed: ResourceListInput | None = None
     if text is not None:
@@ -280,7 +340,7 @@ def run_resource_list(data: bytes, stdout: TextIO, stderr: TextIO, base_dir: str
         parsed, results = read_resource_list(text, lambda: decode(data, "<stdin>")[0] or "")
         del text
     if parsed is None:
-        return _unreadable(data, results, stdout, stderr, "the input could not be read as a ResourceList")
+        return _unreadable(results, stdout, stderr, "the input could not be read as a ResourceList")
     if parsed.count > MAX_OBJECTS:
         results.append(too_many_objects(MAX_OBJECTS, "<stdin>"))
         return _respond(parsed.items, parsed.source, None, base_dir, results, write_resource_list, stdout, stderr,
@@ -356,7 +416,11 @@ def run_legacy_plugin(config_path: str, data: bytes, env: Mapping[str, str], std
         read, problems = read_stream(text, "<stdin>")
         results.extend(problems)
     if read is None or any(r.is_error for r in results):
-        return _unreadable(data, results, stdout, stderr, "the resources are returned unchanged")
+        # a plain stream has no place for results: the input goes back as it came, kustomize shows stderr
+        report(results, stderr)
+        stderr.write(_summary(results, "the resources are returned unchanged"))
+        stdout.write(data.decode("utf-8", errors="replace"))
+        return 1
     items, source = read
     if len(items) > MAX_OBJECTS:
         results.append(too_many_objects(MAX_OBJECTS, "<stdin>"))

@@ -14,7 +14,7 @@ from the output items).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set as AbstractSet
 from functools import partial
 from renderer.records import dataclass
 from typing import Any
@@ -31,6 +31,7 @@ from plugin.frontends.krm_wire import (
     Deferred,
     Entry,
     InputItem,
+    KeptSource,
 )
 from plugin.settings import Settings
 from renderer.clashes import Origin
@@ -64,6 +65,7 @@ def place(
     rendered_by_item: Mapping[int, list[Rendered]],
     kept: set[int],
     settings: Settings,
+    delegated: AbstractSet[int] = frozenset(),
 ) -> Placed:
     """Order the output, give rendered objects file annotations, and settle last run's output.
 
@@ -82,7 +84,8 @@ def place(
       was renamed or deleted), and kept otherwise (an earlier run consumed its source).
 
     A hand-written input object (no marker) with the identity of a rendered one is an error:
-    it is never overwritten.
+    it is never overwritten. ``delegated`` items (a subpackage that renders itself) are written
+    back as they came and take no part in any of this.
     """
     default_namespace = settings.namespace
     used: dict[tuple[str, str], set[int]] = {}
@@ -101,7 +104,7 @@ def place(
     pruned: set[int] = set()
     results: list[Result] = []
     for position, item in enumerate(items):
-        if position in rendered_by_item:
+        if position in rendered_by_item or position in delegated:
             continue
         identity = placement_identity(item.obj, default_namespace)
         owner = ownership.rendered_from(item.obj)
@@ -119,6 +122,16 @@ def place(
             continue
         if identity in fresh:
             existing.setdefault(identity, position)
+        elif (owner in present or settings.settings.keep_sources) and not ownership.intact(item.obj):
+            # a copied marker (a hand-written object made from a rendered one) or an edit since: never deleted
+            results.append(Result(
+                f"kept {ResourceRef.of(item.obj).short()} at {_where(item)}: it carries the marker of an object rendered "
+                f"from {owner}, which renders it no more, but its content is not what was rendered "
+                f"({ownership.RENDERED_DIGEST_ANNOTATION} does not match): a copy or an edit, so it is not pruned; "
+                "delete it, or remove its dynamo-render.dev/ annotations to keep it as your own",
+                severity=Severity.WARNING,
+                resource=ResourceRef.of(item.obj), code=Code.CLASH,
+            ))
         elif owner in present or settings.settings.keep_sources:
             pruned.add(position)
             reason = "which no longer renders it" if owner in present else "which is no longer in the package"
@@ -131,7 +144,7 @@ def place(
         return Placed([item.position for item in items], results)
     results.extend(ownership.renamed_after_render(
         (item.obj, _where(item), None) for position, item in enumerate(items)
-        if position not in rendered_by_item and position not in pruned
+        if position not in rendered_by_item and position not in pruned and position not in delegated
     ))
 
     replaced: dict[int, Deferred] = {}
@@ -167,7 +180,8 @@ def place(
         if position in rendered_by_item:
             out.extend(placed_for[position])
             if position in kept:
-                out.append(item.position)
+                # in a kpt package (its file is known) a kept source is the package's, never the cluster's
+                out.append(KeptSource(item.position) if item.path else item.position)
         elif position in replaced:
             out.append(replaced[position])
         elif position not in pruned:

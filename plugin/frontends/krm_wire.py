@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 import yaml
 
-from plugin.files import MAX_OBJECTS
+from plugin.files import LOCAL_CONFIG_ANNOTATION, MAX_OBJECTS
 from plugin.yamlio import fast as fastyaml
 from plugin.yamlio.codec import Loader, check_document, yaml_message
 from plugin.yamlio.nodes import EventComposer, construct, json_nodes, mapping_get, read_nodes, write_document, write_sequence_entries
@@ -347,6 +347,55 @@ class Deferred:
         return obj if self._finish is None else self._finish(obj)
 
 
+class KeptSource(int):
+    """The position of a kept source (``keepSources``) in a kpt package: written back marked local-config.
+
+    Why: a declarative ``kpt fn render`` pipeline keeps its DCDs in the package to render them
+    again next time; they are the package's sources, not objects for the cluster, so
+    ``kpt live apply`` must never send them (``config.kubernetes.io/local-config: "true"``).
+    Its node is written as it came, with only that annotation added (a value already there is
+    left as it is).
+    """
+
+
+_STR = "tag:yaml.org,2002:str"
+_MAP = "tag:yaml.org,2002:map"
+
+
+def _with_local_config(node: yaml.Node) -> yaml.Node:
+    """A copy of an item's node with ``metadata.annotations`` holding the local-config annotation."""
+    if not isinstance(node, yaml.MappingNode):
+        return node
+    metadata = mapping_get(node, "metadata")
+    if metadata is not None and not isinstance(metadata, yaml.MappingNode):
+        return node
+    annotations = mapping_get(metadata, "annotations") if metadata is not None else None
+    if annotations is not None and not isinstance(annotations, yaml.MappingNode):
+        return node
+    if annotations is not None and mapping_get(annotations, LOCAL_CONFIG_ANNOTATION) is not None:
+        return node
+    entry = (yaml.ScalarNode(_STR, LOCAL_CONFIG_ANNOTATION), yaml.ScalarNode(_STR, "true", style='"'))
+    if annotations is None:
+        new_annotations = yaml.MappingNode(_MAP, [entry], flow_style=False)
+    else:
+        new_annotations = yaml.MappingNode(annotations.tag, [*annotations.value, entry], flow_style=annotations.flow_style)
+    if metadata is None:
+        new_metadata = yaml.MappingNode(_MAP, [(yaml.ScalarNode(_STR, "annotations"), new_annotations)], flow_style=False)
+    else:
+        pairs = [(k, new_annotations if v is annotations else v) for k, v in metadata.value]
+        if annotations is None:
+            pairs.append((yaml.ScalarNode(_STR, "annotations"), new_annotations))
+        new_metadata = yaml.MappingNode(metadata.tag, pairs, flow_style=metadata.flow_style)
+    pairs = [(k, new_metadata if v is metadata else v) for k, v in node.value]
+    if metadata is None:
+        pairs.append((yaml.ScalarNode(_STR, "metadata"), new_metadata))
+    return yaml.MappingNode(node.tag, pairs, flow_style=node.flow_style)
+
+
+def _node_for(entry: int, node: yaml.Node) -> yaml.Node:
+    return _with_local_config(node) if isinstance(entry, KeptSource) else node
+
+
 # An output entry: a rendered object (perhaps deferred), or the position of an input item written back as it came.
 Entry = int | dict[str, Any] | Deferred
 
@@ -381,7 +430,7 @@ class _ItemWriter:
         batch: list[yaml.Node] = []
         for entry in entries:
             if isinstance(entry, int):
-                batch.append(next(nodes))
+                batch.append(_node_for(entry, next(nodes)))
                 if len(batch) < self.BATCH:
                     continue
             if batch:
@@ -416,7 +465,7 @@ def write_stream(entries: Sequence[Entry], source: NodeSource, stream: TextIO) -
     trailer = ""
     for entry in entries:
         if isinstance(entry, int):
-            stream.write(write_document(next(nodes), reader))
+            stream.write(write_document(_node_for(entry, next(nodes)), reader))
             trailer = ""
         else:
             stream.write(fast.document(entry.load() if isinstance(entry, Deferred) else entry))

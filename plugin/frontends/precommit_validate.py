@@ -24,6 +24,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import stat
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -171,7 +173,7 @@ def run(filenames: Sequence[str], args: CommonOptions, stdout: TextIO, env: Mapp
     Under pre-commit (``PRE_COMMIT=1`` in ``env``) the files of earlier chunks of the same run
     are claimed first (``ChunkHandoff``), so a clash across chunks is an error too.
     """
-    handoff = ChunkHandoff.of_run(env if env is not None else os.environ, args)
+    handoff, refused = ChunkHandoff.of_run(env if env is not None else os.environ, args)
     earlier, earlier_dynamo = handoff.earlier() if handoff is not None else ([], False)
     # Files that belong to a kustomization are read as kustomize reads them (plugin.app_reader):
     # through their folder's build, or as patches; only the others are read as they are.
@@ -180,6 +182,7 @@ def run(filenames: Sequence[str], args: CommonOptions, stdout: TextIO, env: Mapp
     plain = [name for name in filenames if roles.get(name, PLAIN).kind == "plain"]
     earlier = [name for name in earlier if args.raw or role_of(name, cwd).kind == "plain"]
     sources, results = read_sources(plain)
+    results[:0] = refused
     # The renderer (and the settings it needs) load only when some file names a Dynamo kind:
     # a commit without Dynamo manifests costs a read and a substring search per file.
     candidates = [source for source in sources if mentions_dynamo_kind(source.text)]
@@ -368,18 +371,26 @@ class ChunkHandoff:
         self.path = path
 
     @classmethod
-    def of_run(cls, env: Mapping[str, str], args: CommonOptions) -> ChunkHandoff | None:
+    def of_run(cls, env: Mapping[str, str], args: CommonOptions) -> tuple[ChunkHandoff | None, list[Result]]:
+        """The run's handoff (None outside pre-commit or without a usable folder), and a warning when the folder is refused."""
         if env.get("PRE_COMMIT") != "1":
-            return None
+            return None, []
         parent = os.getppid()
         key = json.dumps([parent, _start_time(parent), os.getcwd(), repr(args)])
-        folder = os.path.join(tempfile.gettempdir(), f"dynamo-render-validate-{os.getuid() if hasattr(os, 'getuid') else 0}")
+        uid = os.getuid() if hasattr(os, "getuid") else 0
+        folder = os.path.join(tempfile.gettempdir(), f"dynamo-render-validate-{uid}")
         try:
             os.makedirs(folder, mode=0o700, exist_ok=True)
-            _remove_stale(folder, cls.STALE_SECONDS)
         except OSError:
-            return None  # no writable temporary folder: each part checks its own files
-        return cls(os.path.join(folder, hashlib.sha256(key.encode()).hexdigest()[:32] + ".json"))
+            return None, []  # no writable temporary folder: each part checks its own files
+        problem = _remove_stale(folder, cls.STALE_SECONDS, uid)
+        if problem:
+            return None, [Result(
+                f"{problem}: it is not used, so each part of a long pre-commit run is checked on its own (a clash "
+                "between files of different parts is not seen); remove it", severity=Severity.WARNING, file=folder,
+                code=Code.INPUT,
+            )]
+        return cls(os.path.join(folder, hashlib.sha256(key.encode()).hexdigest()[:32] + ".json")), []
 
     def earlier(self) -> tuple[list[str], bool]:
         """The files of earlier parts, and whether any of them names a Dynamo kind."""
@@ -417,12 +428,33 @@ def _start_time(pid: int) -> str:
         return ""
 
 
-def _remove_stale(folder: str, seconds: float) -> None:
-    now = time.time()
-    for name in os.listdir(folder):
-        path = os.path.join(folder, name)
-        try:
-            if now - os.stat(path).st_mtime > seconds:
-                os.unlink(path)
-        except OSError:
-            pass
+def _remove_stale(folder: str, seconds: float, uid: int) -> str:
+    """Remove the folder's old state files; why the folder is refused ("" when it is fine).
+
+    The folder is opened without following a symlink and checked on the opened descriptor: a
+    real directory, owned by this user, mode 0700 (another local user may have created it
+    first, or linked it elsewhere). Only regular files in that very directory are removed.
+    """
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as err:
+        return f"the state folder cannot be opened as a directory ({err.strerror or err}; a symlink?)"
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISDIR(info.st_mode):
+            return "the state folder is not a directory"
+        if hasattr(os, "getuid") and info.st_uid != uid:
+            return f"the state folder belongs to another user (uid {info.st_uid})"
+        if stat.S_IMODE(info.st_mode) != 0o700:
+            return f"the state folder has mode {stat.S_IMODE(info.st_mode):04o} (expected 0700)"
+        now = time.time()
+        for name in os.listdir(fd):
+            try:
+                entry = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                if stat.S_ISREG(entry.st_mode) and now - entry.st_mtime > seconds:
+                    os.unlink(name, dir_fd=fd)
+            except OSError:
+                pass
+        return ""
+    finally:
+        os.close(fd)

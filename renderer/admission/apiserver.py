@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from renderer.admission import objectmeta, podrules
-from renderer.results import Code, ResourceRef, Result
+from renderer.results import Code, ResourceRef, Result, describe_kind
 
 _DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 _RBAC_KINDS = frozenset({"Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"})
@@ -98,6 +98,55 @@ def refused(obj: dict[str, Any]) -> list[Result]:
         for selector, where in podrules.match_labels(spec["selector"], "spec.selector"):
             results += objectmeta.validate_labels(selector, where)
     return [r.with_resource(ref) for r in results]
+
+
+# Kinds whose ``data`` the API server decodes as a map of strings (Secret: base64 text; ConfigMap).
+_STRING_MAPS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("v1", "Secret"): ("data", "stringData"),
+    ("v1", "ConfigMap"): ("data", "binaryData"),
+}
+
+
+def refused_on_decode(obj: dict[str, Any]) -> list[Result]:
+    """Why the API server refuses a hand-written object as it decodes it: shapes no cluster can store.
+
+    Checked on objects that pass through unchanged (what a DCD renders is checked by
+    ``refused``): ``metadata`` is an object; labels and annotations are maps of strings with valid
+    keys (and label values); a Secret's or ConfigMap's data maps hold strings.
+    Mirrors: k8s.io/apimachinery pkg/apis/meta/v1 ObjectMeta (labels, annotations map[string]string),
+    objectmeta.go ValidateObjectMeta, k8s.io/api core/v1 Secret.Data (map[string][]byte) and
+    ConfigMap.Data (map[string]string).
+    """
+    ref = ResourceRef.of(obj)
+    results: list[Result] = []
+    metadata = obj.get("metadata")
+    if metadata is not None and not isinstance(metadata, dict):
+        results.append(Result(f"must be an object (got {describe_kind(metadata)})", field="metadata", code=Code.API_SERVER))
+        metadata = None
+    for key, validate in (("labels", objectmeta.validate_labels), ("annotations", objectmeta.validate_annotations)):
+        value = (metadata or {}).get(key)
+        if value is None:
+            continue
+        strings, problems = _string_map(value, f"metadata.{key}")
+        results += problems
+        if strings is not None:
+            results += validate(strings, f"metadata.{key}")
+    for key in _STRING_MAPS.get((str(obj.get("apiVersion")), str(obj.get("kind"))), ()):
+        value = obj.get(key)
+        if value is not None:
+            results += _string_map(value, key)[1]
+    return [r.with_resource(ref) for r in results]
+
+
+def _string_map(value: Any, field: str) -> tuple[dict[str, str] | None, list[Result]]:
+    """``value`` as a map of strings, or the errors saying where it is not one."""
+    if not isinstance(value, dict):
+        return None, [Result(f"must be an object of strings (got {describe_kind(value)})", field=field, code=Code.API_SERVER)]
+    problems = [
+        Result(f"must be a string (got {describe_kind(item)})", field=f"{field}[{key}]", code=Code.API_SERVER)
+        for key, item in value.items() if not isinstance(item, str)
+    ]
+    return (None if problems else value), problems
 
 
 def _metadata(node: Any, path: str) -> Iterator[tuple[dict[str, Any], str]]:

@@ -270,3 +270,38 @@ def test_settings_files_inside_the_compared_folder_are_configuration_on_both_sid
     assert not [c for c in report["changes"] if c["kind"] in ("Secret", "DynamoRenderConfig")]
     assert [c["action"] for c in _workloads(report)] == ["scaled"]
     assert "is configuration" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "target"),
+    [("host.yaml", "/etc/hostname"), ("up", "../../.."), ("escape.yaml", "../../outside.yaml")],
+    ids=["absolute", "relative-up", "relative-file"],
+)
+def test_a_base_revision_symlink_out_of_the_tree_is_an_error_naming_rev_path(tmp_path: Path, name: str, target: str) -> None:
+    """Issue 27 §4: a link in the base tree that leaves it is one line naming REV:path, exit 1, never a crash."""
+    repo = tmp_path / "repo"
+    (repo / "apps").mkdir(parents=True)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    _write(repo / "apps" / "chat.yaml")
+    os.symlink(target, repo / "apps" / name)
+    for args in (("init", "-q"), ("add", "."), ("commit", "-qm", "link")):
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+    (repo / "apps" / name).unlink()
+    proc = _diff("--base", "HEAD", "apps", cwd=repo)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout == ""
+    assert proc.stderr == f"HEAD:apps/{name}: [error]: symlink points outside the repository (-> {target}); it is not read\n"
+
+
+def test_a_base_revision_symlink_inside_the_tree_is_followed(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "apps" / "shared").mkdir(parents=True)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    _write(repo / "apps" / "shared" / "chat.yaml")
+    os.symlink("shared", repo / "apps" / "linked")
+    for args in (("init", "-q"), ("add", "."), ("commit", "-qm", "link")):
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+    proc = _diff("--base", "HEAD", "apps", cwd=repo)
+    assert proc.returncode == 0 and "no changes" in proc.stdout, proc.stderr

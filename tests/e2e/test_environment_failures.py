@@ -133,3 +133,55 @@ def test_a_nul_byte_in_a_cli_path_option(many: Path) -> None:
     }))
     proc = cli("render", "--config", str(config), str(many))
     _one_line_failure(proc)
+
+
+# Issue 27 §6: both parsers of the console script (plain command lines take the short way, the
+# rest go through click) and the KRM function. "-ndefault" is not a plain spelling: click parses it.
+STDOUT_COMMANDS = {
+    "render-short-way": lambda many: ("render", str(many)),
+    "render-click": lambda many: ("render", "-ndefault", str(many)),
+    "render-json": lambda many: ("render", "-o", "json", str(many)),
+    "convert": lambda many: ("convert", str(many)),
+}
+
+
+@pytest.mark.parametrize("command", list(STDOUT_COMMANDS))
+def test_a_closed_stdout_is_the_environments_error(many: Path, command: str) -> None:
+    proc = cli(*STDOUT_COMMANDS[command](many), shell_suffix=" >&-")
+    _one_line_failure(proc)
+    assert proc.stderr.decode().splitlines() == ["dynamo-render: stdout is closed, so the output cannot be written"]
+
+
+@pytest.mark.parametrize("command", [name for name in STDOUT_COMMANDS if name != "convert"])  # convert's output fits a pipe
+def test_a_reader_that_stops_early_fails_the_run(many: Path, command: str) -> None:
+    """The pipe fills while the reader waits, then it takes one byte and goes: the rest is never delivered."""
+    proc = cli(*STDOUT_COMMANDS[command](many), shell_suffix=" | (sleep 1; head -c1 >/dev/null); exit ${PIPESTATUS[0]}")
+    _one_line_failure(proc)
+    assert proc.stderr.decode().splitlines() == ["dynamo-render: the output was closed before it was written in full"]
+
+
+def _krm_input(many: Path) -> bytes:
+    items = [json.loads(line) for line in many.read_text().splitlines()]
+    return json.dumps({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items}).encode()
+
+
+def test_krm_with_a_closed_stdout(many: Path, tmp_path: Path) -> None:
+    (tmp_path / "in.json").write_bytes(_krm_input(many))
+    proc = cli("krm", shell_suffix=f" <'{tmp_path / 'in.json'}' >&-")
+    _one_line_failure(proc)
+    assert "stdout is closed" in proc.stderr.decode()
+
+
+def test_krm_into_a_reader_that_stops_early(many: Path, tmp_path: Path) -> None:
+    (tmp_path / "in.json").write_bytes(_krm_input(many))
+    proc = cli("krm", shell_suffix=f" <'{tmp_path / 'in.json'}' | (sleep 1; head -c1 >/dev/null); exit ${{PIPESTATUS[0]}}")
+    stderr = proc.stderr.decode()
+    assert proc.returncode == 1, stderr
+    assert stderr.splitlines()[-1] == "dynamo-render: the output was closed before it was written in full"
+
+
+def test_whole_output_still_arrives_through_a_slow_reader(many: Path) -> None:
+    whole = cli("render", str(many))
+    assert whole.returncode == 0 and len(whole.stdout) > 4 * 65536
+    proc = cli("render", str(many), shell_suffix=" | (sleep 1; cat)")
+    assert proc.returncode == 0 and proc.stdout == whole.stdout

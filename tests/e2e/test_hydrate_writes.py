@@ -178,3 +178,23 @@ def test_a_read_only_output_is_an_error(tmp_path: Path) -> None:
     finally:
         out.chmod(0o755)
     assert code == 1 and "Traceback" not in text
+
+
+@pytest.mark.parametrize("where", ["output", "parent-of-output"])
+def test_a_symlinked_output_itself_is_never_written_through(tmp_path: Path, where: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 27 §7: OUTPUT (or a folder above it in the repository) linked outside: nothing is written there."""
+    repo, outside = tmp_path / "repo", tmp_path / "outside"
+    _write(repo / "src" / "a.yaml", dcd("alpha", type="frontend"))
+    outside.mkdir()
+    if where == "output":
+        (repo / "out").symlink_to(outside)
+        output = "out"
+    else:
+        (repo / "rendered").symlink_to(outside)
+        output = "rendered/prod"
+    monkeypatch.chdir(repo)
+    code, text = hydrate("src", output, "--fix")
+    assert code == 1
+    assert list(outside.rglob("*")) == [], "nothing may be written outside the repository"
+    linked = output.split("/")[0]
+    assert f"{output}: [error]: {linked} is a symlink; nothing is written through it" in text, text

@@ -44,7 +44,7 @@ FILE_ANNOTATIONS = (
     "internal.config.kubernetes.io/seqindent",
 )
 # The KRM function's ownership marker (plugin.ownership); the CLI's output has none.
-MARKER_ANNOTATIONS = ("dynamo-render.dev/rendered-from", "dynamo-render.dev/rendered-as")
+MARKER_ANNOTATIONS = ("dynamo-render.dev/rendered-from", "dynamo-render.dev/rendered-as", "dynamo-render.dev/rendered-digest")
 
 # A pass-through object whose text must survive byte for byte (kpt restores the comments).
 PASSTHROUGH = """\
@@ -299,7 +299,12 @@ def test_kpt_fn_render_with_the_example_pipeline(env: dict[str, str], tmp_path: 
 
     objects = _docs((pkg / "dcds.yaml").read_text())
     assert {"Deployment/agg-frontend", "Deployment/agg-decode", "ConfigMap/model-settings", "Service/agg-frontend"} <= set(_ids(objects))
-    assert "DynamoComponentDeployment" not in {o["kind"] for o in objects}
+    # The example follows the docs' advice for declarative pipelines (keepSources: true): the DCDs
+    # stay in the package, marked local-config so that kpt live apply never sends them.
+    sources = [o for o in objects if o["kind"] == "DynamoComponentDeployment"]
+    assert [o["metadata"]["name"] for o in sources] == ["agg-frontend", "agg-decode"]
+    assert all(o["metadata"]["annotations"]["config.kubernetes.io/local-config"] == "true" for o in sources)
+    objects = [o for o in objects if o["kind"] != "DynamoComponentDeployment"]
     _assert_schema_valid([o for o in objects if o["kind"] != "ConfigMap"])
     assert "# Any other object passes through untouched." in (pkg / "dcds.yaml").read_text()
     assert (pkg / "Kptfile").read_bytes() == kptfile
@@ -307,7 +312,7 @@ def test_kpt_fn_render_with_the_example_pipeline(env: dict[str, str], tmp_path: 
     cli = _cli_render(EXAMPLES / "kpt-render" / "dcds.yaml", env)
     assert _by_id(objects) == _by_id(cli)
 
-    # Rendering again is a no-op: the DCDs are gone and everything else passes through.
+    # Rendering again is a no-op: the same sources render the same objects, replaced in place.
     after_first = _snapshot(pkg)
     again = _run(["kpt", "fn", "render", str(pkg), "--allow-exec"], env)
     assert again.returncode == 0, again.stdout + again.stderr
@@ -318,7 +323,7 @@ def test_kpt_fn_render_keep_sources_is_idempotent(env: dict[str, str], tmp_path:
     pkg = tmp_path / "kpt-render"
     shutil.copytree(EXAMPLES / "kpt-render", pkg)
     config = pkg / "render-config.yaml"
-    config.write_text(config.read_text().replace("keepSources: false", "keepSources: true"))
+    assert "keepSources: true" in config.read_text()
     first = _run(["kpt", "fn", "render", str(pkg), "--allow-exec"], env)
     assert first.returncode == 0, first.stdout + first.stderr
     after_first = _snapshot(pkg)

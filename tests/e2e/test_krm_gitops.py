@@ -8,6 +8,7 @@ and refuses two items for one path and index; a function's output replaces the p
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -68,12 +69,67 @@ def objects(pkg: Path) -> dict[str, list[str]]:
     return out
 
 
+def _edit_source(path: Path, name: str, edit: Any) -> None:
+    """Apply ``edit`` to the text of the DCD document named ``name`` (documents split at ``---`` lines)."""
+    docs = re.split(r"(?m)^(?=---\n)", path.read_text())
+    hits = [i for i, doc in enumerate(docs) if "kind: DynamoComponentDeployment" in doc and f"\n  name: {name}\n" in doc]
+    assert len(hits) == 1, hits
+    docs[hits[0]] = edit(docs[hits[0]])
+    path.write_text("".join(docs))
+
+
 def render(pkg: Path, env: dict[str, str]) -> Any:
     return _run(["kpt", "fn", "render", str(pkg), "--allow-exec", "--truncate-output=false"], env)
 
 
 # ---------------------------------------------------------------------------------------------
 # Item 1: subpackages
+
+
+@pytest.mark.parametrize("nested", [False, True], ids=["parent-and-sub", "parent-sub-and-subsub"])
+def test_a_hierarchy_where_each_package_runs_dynamo_render_is_stable(env: dict[str, str], tmp_path: Path, nested: bool) -> None:
+    """Issue 25 §4: a parent and subpackages each with their own dynamo-render step and a render-config named render-config.
+
+    The two local-config settings documents clash with nothing; each package renders its own
+    DCDs with its own settings (the parent leaves the subpackage's items alone), and a second
+    ``kpt fn render`` of the hierarchy changes nothing.
+    """
+    pkg = package(tmp_path)
+    packages = [pkg / "sub", pkg / "sub" / "deeper"] if nested else [pkg / "sub"]
+    for number, sub in enumerate(packages, 1):
+        sub.mkdir()
+        (sub / "Kptfile").write_text(PIPELINE.format(name=sub.name))
+        (sub / "render-config.yaml").write_text(KEEP.replace("namespace: llm", f"namespace: team{number}"))
+        # no namespace of their own: the package's settings give it
+        text = (EXAMPLES / "kpt-render" / "dcds.yaml").read_text().replace("  namespace: llm\n", "")
+        (sub / "dcds.yaml").write_text(text.replace("agg-", f"s{number}-").replace("model-settings", f"s{number}-settings"))
+    first = render(pkg, env)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "identity clash" not in first.stdout + first.stderr
+    for number, sub in enumerate(packages, 1):
+        rendered = [d for d in _docs((sub / "dcds.yaml").read_text()) if d["kind"] == "Deployment"]
+        assert {d["metadata"]["name"] for d in rendered} == {f"s{number}-decode", f"s{number}-frontend"}
+        # the subpackage's own settings, not the parent's
+        assert {d["metadata"]["namespace"] for d in rendered} == {f"team{number}"}
+    assert {d["metadata"]["namespace"] for d in _docs((pkg / "dcds.yaml").read_text()) if d["kind"] == "Deployment"} == {"llm"}
+    snapshot = _snapshot(pkg)
+    again = render(pkg, env)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert _snapshot(pkg) == snapshot, "a second kpt fn render changed the package"
+    assert "pruned" not in again.stdout + again.stderr
+
+
+def test_two_local_config_documents_of_one_name_do_not_clash(env: dict[str, str], tmp_path: Path) -> None:
+    """A subpackage without a pipeline of its own, holding a render-config of the parent's name: rendered by the parent."""
+    pkg = package(tmp_path)
+    sub = pkg / "sub"
+    sub.mkdir()
+    (sub / "Kptfile").write_text(KPTFILE.format(name="sub"))
+    (sub / "render-config.yaml").write_text(KEEP)
+    done = render(pkg, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "identity clash" not in done.stdout + done.stderr
+
 
 
 def test_a_parent_pipeline_renders_a_subpackage_in_the_subpackage(env: dict[str, str], tmp_path: Path) -> None:
@@ -111,11 +167,8 @@ def test_a_renamed_source_leaves_no_stale_objects(env: dict[str, str], tmp_path:
     first = render(pkg, env)
     assert first.returncode == 0, first.stdout + first.stderr
     assert "Deployment/agg-decode" in objects(pkg)["dcds.yaml"]
-    docs = _docs((pkg / "dcds.yaml").read_text())
-    for doc in docs:
-        if doc["kind"] == "DynamoComponentDeployment" and doc["metadata"]["name"] == "agg-decode":
-            doc["metadata"]["name"] = "agg-worker"
-    (pkg / "dcds.yaml").write_text(yaml.safe_dump_all(docs))
+    # edited as text: a YAML round trip by another library may change what the rendered objects mean
+    _edit_source(pkg / "dcds.yaml", "agg-decode", lambda doc: doc.replace("name: agg-decode\n", "name: agg-worker\n", 1))
     second = render(pkg, env)
     assert second.returncode == 0, second.stdout + second.stderr
     names = objects(pkg)["dcds.yaml"]
@@ -130,9 +183,7 @@ def test_a_renamed_source_leaves_no_stale_objects(env: dict[str, str], tmp_path:
 def test_a_deleted_source_takes_its_objects_along(env: dict[str, str], tmp_path: Path) -> None:
     pkg = package(tmp_path)
     assert render(pkg, env).returncode == 0
-    docs = _docs((pkg / "dcds.yaml").read_text())
-    keep = [d for d in docs if not (d["kind"] == "DynamoComponentDeployment" and d["metadata"]["name"] == "agg-decode")]
-    (pkg / "dcds.yaml").write_text(yaml.safe_dump_all(keep))
+    _edit_source(pkg / "dcds.yaml", "agg-decode", lambda doc: "")
     done = render(pkg, env)
     assert done.returncode == 0, done.stdout + done.stderr
     names = objects(pkg)["dcds.yaml"]
@@ -237,3 +288,21 @@ def test_results_name_objects_by_api_version_kind_and_name(env: dict[str, str], 
 
 def test_scripts_are_installed(env: dict[str, str]) -> None:
     assert (BIN / "dynamo-render-krm").is_file()
+
+
+def test_a_hand_written_copy_of_a_rendered_object_is_never_deleted_from_disk(env: dict[str, str], tmp_path: Path) -> None:
+    """Issue 27 §7: a Service copied from the output (marker included) and customised survives its source's rename."""
+    pkg = package(tmp_path)
+    assert render(pkg, env).returncode == 0
+    service = next(d for d in _docs((pkg / "dcds.yaml").read_text()) if d["kind"] == "Service" and d["metadata"]["name"] == "agg-decode")
+    for key in [k for k in service["metadata"]["annotations"] if k.startswith(("config.kubernetes.io/", "internal.config"))]:
+        del service["metadata"]["annotations"][key]
+    service["metadata"]["name"] = "agg-decode-nodeport"
+    service["spec"]["type"] = "NodePort"
+    (pkg / "custom.yaml").write_text(yaml.safe_dump(service))
+    _edit_source(pkg / "dcds.yaml", "agg-decode", lambda doc: doc.replace("name: agg-decode\n", "name: agg-worker\n", 1))
+    done = render(pkg, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert objects(pkg)["custom.yaml"] == ["Service/agg-decode-nodeport"]
+    assert "kept Service/agg-decode-nodeport" in done.stdout + done.stderr
+    assert "pruned Service/agg-decode " in done.stdout + done.stderr

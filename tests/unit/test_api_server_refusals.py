@@ -116,3 +116,47 @@ def test_container_resource_claims_are_keyed_by_name_and_request(claims: list[di
     }
     messages = [r.message for r in refusals(deployment)]
     assert (messages == ['duplicate value "gpu"']) is refused, messages
+
+
+# Issue 27 §7: pass-through objects the API server refuses as it decodes them.
+DECODE_REFUSED = {
+    "metadata-a-string": ("apiVersion: v1\nkind: ConfigMap\nmetadata: c\n", "ConfigMap/<unnamed> metadata: must be an object (got string)"),
+    "metadata-a-list": ("apiVersion: v1\nkind: ConfigMap\nmetadata: [a]\n", "metadata: must be an object (got array)"),
+    "label-key-two-slashes": (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels:\n    bad/label/key: v\n",
+        'ConfigMap/x metadata.labels[bad/label/key]: invalid label key "bad/label/key"',
+    ),
+    "label-value-too-long": (
+        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels:\n    a: {'v' * 64}\n",
+        "must be no more than 63 characters",
+    ),
+    "label-value-a-number": ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels:\n    a: 1\n", "metadata.labels[a]: must be a string (got integer)"),
+    "labels-a-list": ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels: [a]\n", "metadata.labels: must be an object of strings"),
+    "annotation-key-bad": ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations:\n    a/b/c: v\n", 'invalid annotation key "a/b/c"'),
+    "secret-data-a-map": ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  k:\n    a: b\n", "Secret/s data[k]: must be a string (got object)"),
+    "secret-string-data-a-number": ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  k: 5\n", "Secret/s stringData[k]: must be a string"),
+    "configmap-data-a-list": ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  k: [1]\n", "ConfigMap/c data[k]: must be a string (got array)"),
+}
+
+
+@pytest.mark.parametrize("case", list(DECODE_REFUSED))
+def test_pass_through_objects_the_api_server_refuses(case: str, tmp_path: Path) -> None:
+    text, expected = DECODE_REFUSED[case]
+    code, stdout, stderr = render(text, tmp_path)
+    assert code == 1 and stdout == "", stderr
+    assert "input.yaml:0: [error]" in stderr and expected in stderr, stderr
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels:\n    app.kubernetes.io/name: web\n    a: ''\n",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  k: dmFsdWU=\nstringData:\n  j: v\n",
+        "apiVersion: example.com/v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  k: {nested: 1}\n",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations:\n    Example.COM/Key: v\n",
+    ],
+    ids=["labels", "secret", "custom-secret-kind", "annotation-key-upper-case"],
+)
+def test_pass_through_objects_the_api_server_accepts(text: str, tmp_path: Path) -> None:
+    code, stdout, stderr = render(text, tmp_path)
+    assert code == 0 and stdout, stderr

@@ -264,12 +264,21 @@ def test_empty_item_list_stays_empty_and_succeeds() -> None:
     ],
     ids=["not-a-resource-list", "broken-yaml", "not-a-mapping", "items-not-a-list"],
 )
-def test_unreadable_input_fails_and_echoes_the_input(text: str, message: str) -> None:
+def test_unreadable_input_fails_with_a_resource_list_of_results(text: str, message: str) -> None:
+    """Issue 26: input that cannot be read gets a result kpt can show, not a bare echo.
+
+    kpt cannot read an echo of unreadable input as a function's answer (it prints a YAML error
+    about the output and hides the problem); with exit 1 it writes nothing back, so the empty
+    item list deletes nothing.
+    """
     stdout, stderr = io.StringIO(), io.StringIO()
     code = krm.run_resource_list(text.encode(), stdout, stderr)
     assert code == 1
     assert message in stderr.getvalue()
-    assert stdout.getvalue() == text, "the input must come back as it was, never as nothing"
+    answer = yaml.safe_load(stdout.getvalue())
+    assert answer["kind"] == "ResourceList" and answer["items"] == []
+    assert [r["severity"] for r in answer["results"]] == ["error"]
+    assert message in answer["results"][0]["message"]
 
 
 def test_recursive_alias_is_an_error_not_a_crash() -> None:
@@ -277,7 +286,55 @@ def test_recursive_alias_is_an_error_not_a_crash() -> None:
     stdout, stderr = io.StringIO(), io.StringIO()
     assert krm.run_resource_list(text.encode(), stdout, stderr) == 1
     assert "contains itself" in stderr.getvalue()
-    assert stdout.getvalue() == text
+    assert "contains itself" in yaml.safe_load(stdout.getvalue())["results"][0]["message"]
+
+
+@pytest.mark.parametrize("item", ["1", '"s"', "null", "true", "[1, 2]", "[]", "2024-01-01"])
+def test_a_non_object_item_is_an_error_per_item_not_a_crash(item: str) -> None:
+    """Issue 27 §3: the list comes back unchanged with an error result per non-object item, exit 1."""
+    text = resource_list([{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "kept"}}])
+    text = text.replace("items:\n", f"items:\n- {item}\n- {item}\n", 1)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert krm.run_resource_list(text.encode(), stdout, stderr) == 1
+    answer = yaml.safe_load(stdout.getvalue())
+    assert answer["items"] == yaml.safe_load(text)["items"], "the items come back unchanged"
+    errors = [r for r in answer["results"] if r["severity"] == "error"]
+    assert [e["message"].split(":")[0] for e in errors] == ["items[0]", "items[1]"]
+    assert all("not a Kubernetes object" in e["message"] for e in errors)
+    assert stderr.getvalue().count("[error]") == 2
+
+
+def test_a_non_object_item_beside_a_dcd_leaves_the_dcd_unrendered() -> None:
+    text = resource_list([dcd()]).replace("items:\n", "items:\n- !!int 7\n", 1)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert krm.run_resource_list(text.encode(), stdout, stderr) == 1
+    assert yaml.safe_load(stdout.getvalue())["items"] == [7, dcd()]
+    results = yaml.safe_load(stdout.getvalue())["results"]
+    assert [r["message"] for r in results if r["severity"] == "error"] == [
+        "items[0]: not a Kubernetes object: a bare integer value (expected a mapping with apiVersion, kind and metadata)"
+    ]
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        Result("m", field="items"),
+        Result("m", resource=ResourceRef("v1", "ConfigMap", ""), field="data.x"),
+        Result("m", resource=ResourceRef("", "Widget", "w"), field="spec"),
+    ],
+    ids=["no-ref", "no-name", "no-api-version"],
+)
+def test_a_krm_result_with_a_field_always_has_a_resource_ref(result: Result) -> None:
+    """Issue 26 §4: a field path without its object means nothing to kpt; it moves into the message."""
+    out = result.to_krm()
+    assert "field" not in out and "resourceRef" not in out
+    assert out["message"] == f"{result.field}: m"
+
+
+def test_a_krm_result_with_a_field_and_a_full_ref_keeps_both() -> None:
+    out = Result("m", resource=ResourceRef("v1", "ConfigMap", "c"), field="data.x").to_krm()
+    assert out == {"message": "m", "severity": "error", "resourceRef": {"apiVersion": "v1", "kind": "ConfigMap", "name": "c"},
+                   "field": {"path": "data.x"}}
 
 
 def test_a_node_that_contains_itself_cannot_be_written() -> None:
@@ -423,8 +480,38 @@ def test_keep_sources_keeps_the_dcd_and_files_rendered_objects_after_it() -> Non
     assert code == 0, err
     rendered = cli_ids(source)
     assert kinds(parsed) == [*rendered, "DynamoComponentDeployment/decode"]
-    assert annos(parsed["items"][-1]) == source["metadata"]["annotations"]
+    # Issue 25 §4: in a kpt package the kept source is the package's, marked so kpt live apply never sends it
+    assert annos(parsed["items"][-1]) == {**source["metadata"]["annotations"], "config.kubernetes.io/local-config": "true"}
+    assert '    config.kubernetes.io/local-config: "true"\n' in out
     assert [annos(o)["config.kubernetes.io/index"] for o in parsed["items"][:-1]] == [str(i) for i in range(1, len(rendered) + 1)]
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        {"name": "decode"},
+        {"name": "decode", "annotations": {"team": "a"}},
+        {"name": "decode", "annotations": {"config.kubernetes.io/local-config": "false"}},
+    ],
+    ids=["no-annotations", "other-annotations", "local-config-already-set"],
+)
+def test_a_kept_source_in_a_package_is_marked_local_config_and_otherwise_unchanged(metadata: dict[str, Any]) -> None:
+    source = dcd("decode")
+    source["metadata"] = {**metadata, "annotations": {**metadata.get("annotations", {}), **kpt_annotations("app.yaml", 0, 1)}}
+    code, _, err, parsed = run_krm(resource_list([source], function_input(keepSources="true")))
+    assert code == 0, err
+    kept = parsed["items"][-1]
+    expected = {**source["metadata"]["annotations"]}
+    expected.setdefault("config.kubernetes.io/local-config", "true")
+    assert kept == {**source, "metadata": {**source["metadata"], "annotations": expected}}
+
+
+def test_a_kept_source_without_a_file_is_not_marked() -> None:
+    """kustomize sends no files: a kept source there is meant for a cluster that runs the operator."""
+    source = dcd("decode")
+    code, _, err, parsed = run_krm(resource_list([source], function_input(keepSources="true")))
+    assert code == 0, err
+    assert parsed["items"][-1] == source
 
 
 def test_re_rendering_beside_a_kept_source_replaces_the_previous_output() -> None:
@@ -714,3 +801,52 @@ def test_result_resource_ref_always_has_api_version_kind_and_name(ref: ResourceR
     """kpt and kyaml print and match results by apiVersion/kind/name: a partial ref is left out."""
     krm = Result("m", resource=ref).to_krm()
     assert krm.get("resourceRef") == expected
+
+
+KEEP_SOURCES = {"apiVersion": "config.dynamo-render.dev/v1alpha1", "kind": "DynamoRenderConfig", "metadata": {"name": "c"},
+                "spec": {"keepSources": True}}
+
+
+def _first_run() -> list[dict[str, Any]]:
+    code, _, err, parsed = run_krm(resource_list([dcd("decode")], KEEP_SOURCES))
+    assert code == 0, err
+    items: list[dict[str, Any]] = parsed["items"]
+    return items
+
+
+def test_every_rendered_object_carries_a_digest_of_its_content() -> None:
+    from plugin import ownership
+
+    rendered = [item for item in _first_run() if item["kind"] != "DynamoComponentDeployment"]
+    assert rendered
+    for obj in rendered:
+        assert annos(obj)[ownership.RENDERED_DIGEST_ANNOTATION].startswith("sha256:")
+        assert ownership.intact(obj)
+    edited = json.loads(json.dumps(rendered[0]))
+    edited["metadata"].setdefault("labels", {})["team"] = "mine"
+    assert not ownership.intact(edited)
+
+
+def test_a_copied_marker_is_never_pruned_only_what_was_rendered() -> None:
+    """Issue 27 §7: a hand-written object made from a rendered one keeps its copied marker and is not deleted.
+
+    The source is renamed: what it rendered before (digest intact) is pruned; a customised copy
+    of its Service and an edited Deployment carrying the same marker are kept, with a warning each.
+    """
+    items = _first_run()
+    service = next(i for i in items if i["kind"] == "Service")
+    copy = json.loads(json.dumps(service))
+    copy["metadata"]["name"] = "decode-custom"
+    copy["spec"]["type"] = "NodePort"
+    edited = json.loads(json.dumps(next(i for i in items if i["kind"] == "Deployment")))
+    edited["spec"]["replicas"] = 5
+    renamed = [dcd("worker") if i["kind"] == "DynamoComponentDeployment" else i for i in items if i["kind"] != "Deployment"]
+    code, _, err, parsed = run_krm(resource_list([*renamed, copy, edited], KEEP_SOURCES))
+    assert code == 0, err
+    names = kinds(parsed)
+    assert "Service/decode-custom" in names and "Deployment/decode" in names, names
+    assert "Service/decode" not in names, "what the source rendered, unchanged, is pruned"
+    warnings = [r["message"] for r in parsed["results"] if r["severity"] == "warning" and r["message"].startswith("kept ")]
+    assert sorted(m.split(" at ")[0] for m in warnings) == ["kept Deployment/decode", "kept Service/decode-custom"], warnings
+    assert all("rendered-digest does not match" in m for m in warnings)
+    assert "[warning]" in err
