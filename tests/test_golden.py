@@ -30,7 +30,7 @@ import yaml
 
 from plugin.frontends.render import run
 from plugin.options import CommonOptions
-from plugin.ownership import RENDERED_AS_ANNOTATION, RENDERED_FROM_ANNOTATION, object_name
+from plugin.ownership import RENDERED_AS_ANNOTATION, RENDERED_DIGEST_ANNOTATION, RENDERED_FROM_ANNOTATION, intact, object_name
 from plugin.yamlio.codec import dump_documents
 from tests.golden_match import match_stream
 from tests.schemas import validate_object
@@ -77,9 +77,11 @@ def without_marker(obj: dict[str, Any]) -> dict[str, Any]:
     annotations = dict(meta.get("annotations") or {})
     source = annotations.pop(RENDERED_FROM_ANNOTATION, None)
     rendered_as = annotations.pop(RENDERED_AS_ANNOTATION, None)
+    digest = annotations.pop(RENDERED_DIGEST_ANNOTATION, None)
     if source is None:
         return obj
     assert rendered_as == object_name(obj), f"{obj.get('kind')}/{meta.get('name')}: marked as rendered as {rendered_as}"
+    assert digest is not None and intact(obj), f"{obj.get('kind')}/{meta.get('name')}: its rendered digest does not match"
     meta = {k: v for k, v in meta.items() if k != "annotations"}
     if annotations:
         meta["annotations"] = annotations
