@@ -95,7 +95,7 @@ def run(
         _report([missing], stderr)
         return 1
     with tempfile.TemporaryDirectory(prefix="dynamo-render-diff-") as scratch:
-        before_settings, renames = settings, []
+        before_settings, renames = settings, list[Rename]()
         if old_settings.given:
             resolved, renames, problems = resolve_old_settings(common, old_settings, scratch)
             _report(problems, stderr)
@@ -244,6 +244,8 @@ def _from_revision(value: str, label: str, root: str) -> tuple[str | None, Renam
     if not _extract(top, commit, [rel], root):
         return None, None, [Result(f"{label} {value}: no file {rel} at revision {rev}", code=Code.CONFIG)]
     path = os.path.join(root, rel)
+    if not os.path.isfile(path):
+        return None, None, [Result(f"{label} {value}: {rel} is not a file at revision {rev}", code=Code.CONFIG)]
     # The files a DynamoRenderConfig names, relative to it, come from the same revision.
     nested: list[str] = []
     with open(path, "rb") as handle:

@@ -204,3 +204,11 @@ def test_pull_request_report_passes_the_old_settings_to_diff(repo: Path, tmp_pat
     assert pr_report.main(argv, {}, out, err) == 0, err.getvalue()
     text = summary.read_text()
     assert "| rolled | `Deployment llm/chat-frontend` |" in text and text.count(f"`{NATS_ADDED}`") == 2
+
+
+def test_a_file_whose_name_has_a_colon_is_a_file_and_a_revision_folder_is_refused(repo: Path) -> None:
+    (repo / "HEAD:old.yaml").write_text(OPERATOR)
+    report = _report("--old-operator-config", "HEAD:old.yaml", "--config", "apps/render-config.yaml", "apps", cwd=repo)
+    assert _actions(report) == {("rolled", "decode"): [NATS_ADDED], ("rolled", "chat-frontend"): [NATS_ADDED]}
+    proc = _diff("--old-config", "HEAD:apps", "--config", "apps/render-config.yaml", "apps", cwd=repo)
+    assert proc.returncode == 1 and proc.stderr.strip() == "[error]: --old-config HEAD:apps: apps is not a file at revision HEAD"
