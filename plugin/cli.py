@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from plugin import commands
 from plugin.commands import ENVIRONMENT_ERROR, INTERNAL_ERROR, guarded
-from plugin.options import BY_NAME, common_options
+from plugin.options import BY_NAME, CommonOptions, common_options
+
+if TYPE_CHECKING:
+    from plugin.frontends.diff import OldSettings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -161,7 +164,7 @@ def diff(
     _exit(lambda: run(old, new, base, output, exit_code, sys.stdout, sys.stderr, common, old_settings))
 
 
-def _diff_usage_problem(paths: tuple[str, ...], base: str | None, old: Any, common: Any) -> str:
+def _diff_usage_problem(paths: tuple[str, ...], base: str | None, old: OldSettings, common: CommonOptions) -> str:
     """Why a diff command line makes no sense ("" when it does)."""
     for flag, value in (("--old-operator-config", old.operator_config), ("--old-config", old.config)):
         if value is not None and not value.strip():

@@ -2,20 +2,17 @@
 
 ``dynamo-render diff OLD NEW`` renders both paths with the same settings and compares the
 rendered objects (``plugin.impact``); ``dynamo-render diff --base REV PATH`` takes OLD from
-git revision ``REV`` of ``PATH``. With old settings (``--old-operator-config``,
-``--old-config``), the old side is rendered under them (an old flag not given takes the new
-side's value): ``PATH...`` under old and new settings shows what an operator or settings
-upgrade does; with ``--base`` the old side takes both the old revision and the old settings.
-An old settings file given as ``REV:path`` is read from git revision ``REV`` (as ``git show``
-reads it: ``path`` from the top of the repository, ``./path`` from the working directory), with
-the files its ``operatorConfigPath`` and ``clusterStatePath`` name from the same revision. The report says which workloads are replaced (the worker
+git revision ``REV`` of ``PATH``. The report says which workloads are replaced (the worker
 hash renamed them), which roll (pod template changed), which only scale, what else changed,
 and the GPU and pod totals before and after.
 
-Both sides are read by the app reader (``plugin.app_reader``), as the Argo CD plugin reads an
-app: a folder holding a kustomization is its ``kustomize build``. For ``--base`` the
-revision's tree is extracted to a temporary folder (all of it when a path holds a
-kustomization, whose files may lie anywhere in the repository) and built there.
+With old settings (``--old-operator-config``, ``--old-config``; an old flag not given takes
+the new side's value), the old side is rendered under them: ``PATH...`` under the old and the
+new settings is what an operator or settings upgrade does, and with ``--base`` the old side
+takes both the old revision and the old settings. An old settings file given as ``REV:path``
+is read from git revision ``REV`` as ``git show`` reads it (``path`` from the top of the
+repository, ``./path`` from the working directory), with the files its ``operatorConfigPath``
+and ``clusterStatePath`` name, from the same revision.
 
 Exit codes: 0 (no change, or any change without ``--exit-code``), 1 when a side fails to render
 or git cannot give the base revision, or, with ``--exit-code``, when anything changed (as
