@@ -11,9 +11,10 @@ settings through the installed command. The expected outcomes come from the oper
 - ``operatorVersion`` changed: the defaulting webhook stamps it as the
   ``nvidia.com/dynamo-operator-origin-version`` annotation, ``propagateDGDAnnotations``
   (graph.go ``dgdPropagatedAnnotationKeys``) copies it into each component's pod template, which
-  the worker hash covers: the worker is replaced. The frontend is not a worker (never hashed) and
-  the DCD controller drops the annotation from the pods it renders
-  (``getKubeAnnotations_DropsOperatorOriginVersion``): it does not roll.
+  the worker hash covers (``workerHashSpec`` keeps the pod template): the worker is replaced.
+  The frontend is not a worker (never hashed), and ``GetDCDKubeAnnotations`` leaves the
+  annotation out of what reaches the pods (controller test
+  ``getKubeAnnotations_DropsOperatorOriginVersion``): it does not roll.
 """
 
 from __future__ import annotations
