@@ -7,6 +7,7 @@ functions (``plugin.commands``); exit codes and the handling of failures: see th
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -173,7 +174,7 @@ def _diff_usage_problem(paths: tuple[str, ...], base: str | None, old: OldSettin
         return "" if base is not None or len(paths) == 2 else "give OLD and NEW, or --base REV and one or more PATHs"
     if "-" in paths:
         return "--old-operator-config and --old-config render the same sources twice: stdin (-) cannot be read twice"
-    same = old.operator_config in (None, common.operator_config) and old.config in (None, common.config)
+    same = _same_file(old.operator_config, common.operator_config) and _same_file(old.config, common.config)
     if base is None and same:
         return (
             "the old settings are the new settings: nothing differs between the sides (give --operator-config or "
@@ -269,6 +270,13 @@ def hydrate_check(source: str, output: str, fix: bool, tracked_only: bool, keep_
 
     hook = common_options(shared)
     _exit(lambda: run(source, output, fix, tracked_only, keep_sources, hook, sys.stdout))
+
+
+def _same_file(old: str | None, new: str | None) -> bool:
+    """Whether an old settings flag names the new side's file (not given: the new side's)."""
+    if old is None or old == new:
+        return True
+    return new is not None and os.path.exists(old) and os.path.exists(new) and os.path.samefile(old, new)
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -122,6 +122,7 @@ def test_old_settings_usage_errors_exit_2(tmp_path: Path) -> None:
     settings = _settings(tmp_path / "s.yaml")
     cases = [
         ("--old-config", settings, "--config", settings, dgd),        # the same settings on both sides
+        ("--old-config", settings, "--config", f"{tmp_path}/./s.yaml", dgd),   # the same file, named another way
         ("--old-operator-config", settings, "--operator-config", settings, "--config", settings, dgd),
         ("--old-config", settings, "-"),                              # stdin cannot be rendered twice
         ("--old-operator-config", "", dgd),                           # no file
