@@ -260,7 +260,11 @@ def _from_revision(value: str, label: str, root: str) -> tuple[str | None, Renam
 
 
 def _extract(top: str, commit: str, rels: Sequence[str], root: str) -> bool:
-    """Write the files ``rels`` (paths from the repository's top) of ``commit`` under ``root``; False when one is missing."""
+    """Write the files ``rels`` (paths from the repository's top) of ``commit`` under ``root``; False when one is missing.
+
+    A file that is a symlink in the revision brings its target from the same revision, when
+    that is inside the repository (a few links deep).
+    """
     present = [rel for rel in rels if _git(["ls-tree", "--name-only", commit, "--", rel], top)[0]]
     os.makedirs(root, exist_ok=True)
     if present:
@@ -270,6 +274,14 @@ def _extract(top: str, commit: str, rels: Sequence[str], root: str) -> bool:
             return False
         with tarfile.open(archive) as tar:
             tar.extractall(root, filter="data")
+    for rel in present:
+        for _ in range(8):
+            link = os.path.join(root, rel)
+            if not os.path.islink(link) or os.path.exists(link):
+                break
+            rel = os.path.normpath(os.path.join(os.path.dirname(rel), os.readlink(link)))
+            if os.path.isabs(rel) or rel == os.pardir or rel.startswith(os.pardir + os.sep) or not _extract(top, commit, [rel], root):
+                break
     return len(present) == len(rels)
 
 

@@ -214,3 +214,18 @@ def test_a_file_whose_name_has_a_colon_is_a_file_and_a_revision_folder_is_refuse
     assert _actions(report) == {("rolled", "decode"): [NATS_ADDED], ("rolled", "chat-frontend"): [NATS_ADDED]}
     proc = _diff("--old-config", "HEAD:apps", "--config", "apps/render-config.yaml", "apps", cwd=repo)
     assert proc.returncode == 1 and proc.stderr.strip() == "[error]: --old-config HEAD:apps: apps is not a file at revision HEAD"
+
+
+def test_a_settings_file_that_is_a_symlink_in_the_revision_brings_its_target(repo: Path) -> None:
+    (repo / "deploy").mkdir()
+    (repo / "deploy" / "old-operator.yaml").write_text(OPERATOR)
+    # Paths in it are relative to the folder it is named in (the link's), as for a work-tree file.
+    _settings(repo / "deploy" / "render-config.yaml", operatorConfigPath="../deploy/old-operator.yaml")
+    os.symlink("../deploy/render-config.yaml", repo / "apps" / "linked.yaml")
+    subprocess.run(["git", "add", "deploy", "apps/linked.yaml"], cwd=repo, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "link"], cwd=repo, check=True)
+    proc = _diff("-o", "json", "--old-config", "HEAD:apps/linked.yaml", "--config", "apps/render-config.yaml", "apps", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert _actions(json.loads(proc.stdout)) == {("rolled", "decode"): [NATS_ADDED], ("rolled", "chat-frontend"): [NATS_ADDED]}
+    # The link in the rendered folder is the old settings file: configuration, not a manifest.
+    assert "linked.yaml" not in proc.stderr
