@@ -238,7 +238,10 @@ def _from_revision(value: str, label: str, root: str) -> tuple[str | None, Renam
     if commit_out is None:
         return None, None, [Result(f"{label} {value}: unknown revision {rev} {error}".rstrip(), code=Code.CONFIG)]
     commit = commit_out.decode().strip()
-    if not _extract(top, commit, [rel], root):
+    found, problems = _extract_files(top, commit, [rel], root, rev)
+    if problems:
+        return None, None, problems
+    if not found:
         return None, None, [Result(f"{label} {value}: no file {rel} at revision {rev}", code=Code.CONFIG)]
     path = os.path.join(root, rel)
     if not os.path.isfile(path):
@@ -255,15 +258,19 @@ def _from_revision(value: str, label: str, root: str) -> tuple[str | None, Renam
                 inner = os.path.normpath(os.path.join(os.path.dirname(rel), named))
                 if inner != os.pardir and not inner.startswith(os.pardir + os.sep):
                     nested.append(inner)
-    _extract(top, commit, nested, root)
+    # One missing is reported by the settings, which read it, as REV:path.
+    _, problems = _extract_files(top, commit, nested, root, rev)
+    if problems:
+        return None, None, problems
     return path, (os.path.join(os.path.realpath(root), ""), f"{rev}:", top), []
 
 
-def _extract(top: str, commit: str, rels: Sequence[str], root: str) -> bool:
-    """Write the files ``rels`` (paths from the repository's top) of ``commit`` under ``root``; False when one is missing.
+def _extract_files(top: str, commit: str, rels: Sequence[str], root: str, rev: str) -> tuple[bool, list[Result]]:
+    """Write the files ``rels`` (paths from the repository's top) of ``commit`` under ``root``.
 
-    A file that is a symlink in the revision brings its target from the same revision, when
-    that is inside the repository (a few links deep).
+    Returns whether every one exists there, and the problems (a link leading out of the
+    repository, as for the base revision). A file that is a symlink in the revision brings its
+    target from the same revision (a few links deep).
     """
     present = [rel for rel in rels if _git(["ls-tree", "--name-only", commit, "--", rel], top)[0]]
     os.makedirs(root, exist_ok=True)
@@ -271,18 +278,22 @@ def _extract(top: str, commit: str, rels: Sequence[str], root: str) -> bool:
         archive = root + ".tar"
         _, error = _git(["archive", "--format=tar", f"--output={archive}", commit, "--", *present], top)
         if error:
-            return False
-        with tarfile.open(archive) as tar:
-            tar.extractall(root, filter="data")
+            return False, [Result(f"{rev}: git archive failed: {error}", code=Code.CONFIG)]
+        problems = _extract(archive, root, rev)
+        if problems:
+            return False, problems
     for rel in present:
         for _ in range(8):
             link = os.path.join(root, rel)
             if not os.path.islink(link) or os.path.exists(link):
                 break
             rel = os.path.normpath(os.path.join(os.path.dirname(rel), os.readlink(link)))
-            if os.path.isabs(rel) or rel == os.pardir or rel.startswith(os.pardir + os.sep) or not _extract(top, commit, [rel], root):
+            if os.path.isabs(rel) or rel == os.pardir or rel.startswith(os.pardir + os.sep):
                 break
-    return len(present) == len(rels)
+            found, problems = _extract_files(top, commit, [rel], root, rev)
+            if problems or not found:
+                return found, problems
+    return len(present) == len(rels), []
 
 
 def _renamed(file: str, renames: Sequence[Rename]) -> str:

@@ -229,3 +229,10 @@ def test_a_settings_file_that_is_a_symlink_in_the_revision_brings_its_target(rep
     assert _actions(json.loads(proc.stdout)) == {("rolled", "decode"): [NATS_ADDED], ("rolled", "chat-frontend"): [NATS_ADDED]}
     # The link in the rendered folder is the old settings file: configuration, not a manifest.
     assert "linked.yaml" not in proc.stderr
+    # A link out of the repository is not followed: one line naming it, exit 1.
+    os.symlink("/etc/hostname", repo / "outside.yaml")
+    subprocess.run(["git", "add", "outside.yaml"], cwd=repo, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "out"], cwd=repo, check=True)
+    proc = _diff("--old-config", "HEAD:outside.yaml", "--config", "apps/render-config.yaml", "apps", cwd=repo)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr == "HEAD:outside.yaml: [error]: symlink points outside the repository (-> /etc/hostname); it is not read\n"
