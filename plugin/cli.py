@@ -171,7 +171,10 @@ def _diff_usage_problem(paths: tuple[str, ...], base: str | None, old: OldSettin
         if value is not None and not value.strip():
             return f"{flag} needs a file (or REV:path)"
     if not old.given:
-        return "" if base is not None or len(paths) == 2 else "give OLD and NEW, or --base REV and one or more PATHs"
+        return "" if base is not None or len(paths) == 2 else (
+            "give OLD and NEW, --base REV and one or more PATHs, or old settings (--old-operator-config, "
+            "--old-config) and one or more PATHs"
+        )
     if "-" in paths:
         return "--old-operator-config and --old-config render the same sources twice: stdin (-) cannot be read twice"
     same = _same_file(old.operator_config, common.operator_config) and _same_file(old.config, common.config)
@@ -181,6 +184,13 @@ def _diff_usage_problem(paths: tuple[str, ...], base: str | None, old: OldSettin
             "--config for the new side, or --base REV)"
         )
     return ""
+
+
+def _same_file(old: str | None, new: str | None) -> bool:
+    """Whether an old settings flag names the new side's file (not given: the new side's)."""
+    if old is None or old == new:
+        return True
+    return new is not None and os.path.exists(old) and os.path.exists(new) and os.path.samefile(old, new)
 
 
 @cli.command()
@@ -270,13 +280,6 @@ def hydrate_check(source: str, output: str, fix: bool, tracked_only: bool, keep_
 
     hook = common_options(shared)
     _exit(lambda: run(source, output, fix, tracked_only, keep_sources, hook, sys.stdout))
-
-
-def _same_file(old: str | None, new: str | None) -> bool:
-    """Whether an old settings flag names the new side's file (not given: the new side's)."""
-    if old is None or old == new:
-        return True
-    return new is not None and os.path.exists(old) and os.path.exists(new) and os.path.samefile(old, new)
 
 
 def main(argv: list[str] | None = None) -> Any:
