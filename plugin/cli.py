@@ -7,15 +7,19 @@ functions (``plugin.commands``); exit codes and the handling of failures: see th
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from plugin import commands
 from plugin.commands import ENVIRONMENT_ERROR, INTERNAL_ERROR, guarded
-from plugin.options import BY_NAME, common_options
+from plugin.options import BY_NAME, CommonOptions, common_options
+
+if TYPE_CHECKING:
+    from plugin.frontends.diff import OldSettings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -125,22 +129,68 @@ def convert(paths: tuple[str, ...], output: str, in_place: bool, as_stored: bool
 @cli.command()
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--base", metavar="REV", help="Compare PATHS in the work tree against git revision REV (then every argument is NEW).")
+@click.option(
+    "--old-operator-config", metavar="FILE|REV:PATH",
+    help="The old side's OperatorConfiguration: PATHS are rendered under it and under the new settings "
+    "(then every argument is a PATH). REV:PATH reads it from git revision REV.",
+)
+@click.option(
+    "--old-config", metavar="FILE|REV:PATH",
+    help="The old side's DynamoRenderConfig file (plugin settings), as --old-operator-config. REV:PATH reads it "
+    "from git revision REV, with the files it names.",
+)
 @click.option("-o", "--output", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 @click.option("--exit-code", is_flag=True, help="Exit 1 when anything changed, as git diff --exit-code does.")
 @settings_options(*SHARED)
-def diff(paths: tuple[str, ...], base: str | None, output: str, exit_code: bool, **shared: Any) -> None:
-    """What a change does to running workloads and GPUs: diff OLD NEW, or diff --base REV PATH...
+def diff(
+    paths: tuple[str, ...], base: str | None, old_operator_config: str | None, old_config: str | None, output: str,
+    exit_code: bool, **shared: Any,
+) -> None:
+    """What a change does to running workloads and GPUs: diff OLD NEW, diff --base REV PATH..., or
+    diff --old-operator-config OLD [--old-config OLD] PATH... (an operator or settings upgrade).
 
-    Both sides are rendered with the same settings; workloads are reported as replaced (worker
-    hash rename), rolled (pods restart), scaled, added, removed or changed, with GPU and pod totals.
+    Both sides are rendered with the same settings unless old settings are given; workloads are
+    reported as replaced (worker hash rename), rolled (pods restart), scaled, added, removed or
+    changed, with GPU and pod totals.
     """
-    if base is None and len(paths) != 2:
-        raise click.UsageError("give OLD and NEW, or --base REV and one or more PATHs")
-    from plugin.frontends.diff import run
+    from plugin.frontends.diff import OldSettings, run
 
-    old, new = ((), paths) if base is not None else ((paths[0],), (paths[1],))
+    old_settings = OldSettings(old_operator_config, old_config)
     common = common_options(shared)
-    _exit(lambda: run(old, new, base, output, exit_code, sys.stdout, sys.stderr, common))
+    problem = _diff_usage_problem(paths, base, old_settings, common)
+    if problem:
+        raise click.UsageError(problem)
+    # --base reads the old side from git; old settings alone render the same PATHs on both sides.
+    old, new = ((), paths) if base is not None else (paths, paths) if old_settings.given else ((paths[0],), (paths[1],))
+    _exit(lambda: run(old, new, base, output, exit_code, sys.stdout, sys.stderr, common, old_settings))
+
+
+def _diff_usage_problem(paths: tuple[str, ...], base: str | None, old: OldSettings, common: CommonOptions) -> str:
+    """Why a diff command line makes no sense ("" when it does)."""
+    for flag, value in (("--old-operator-config", old.operator_config), ("--old-config", old.config)):
+        if value is not None and not value.strip():
+            return f"{flag} needs a file (or REV:path)"
+    if not old.given:
+        return "" if base is not None or len(paths) == 2 else (
+            "give OLD and NEW, --base REV and one or more PATHs, or old settings (--old-operator-config, "
+            "--old-config) and one or more PATHs"
+        )
+    if "-" in paths:
+        return "--old-operator-config and --old-config render the same sources twice: stdin (-) cannot be read twice"
+    same = _same_file(old.operator_config, common.operator_config) and _same_file(old.config, common.config)
+    if base is None and same:
+        return (
+            "the old settings are the new settings: nothing differs between the sides (give --operator-config or "
+            "--config for the new side, or --base REV)"
+        )
+    return ""
+
+
+def _same_file(old: str | None, new: str | None) -> bool:
+    """Whether an old settings flag names the new side's file (not given: the new side's)."""
+    if old is None or old == new:
+        return True
+    return new is not None and os.path.exists(old) and os.path.exists(new) and os.path.samefile(old, new)
 
 
 @cli.command()

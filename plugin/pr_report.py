@@ -6,7 +6,8 @@ Run by the GitHub Action (``action.yml``) and the GitLab CI template (docs/diff-
 1. makes sure the base revision is in the clone (a shallow CI checkout often lacks it: one
    ``git fetch --depth=1 origin REV``);
 2. runs ``dynamo-render diff --base REV`` on the paths, once for JSON (what changed) and once
-   for Markdown (what the reviewer reads), with any extra diff options given after ``--``;
+   for Markdown (what the reviewer reads), with any extra diff options given after ``--``
+   (old settings read from the base revision too: ``--old-config REV:path``);
 3. appends the report to the job summary (``$GITHUB_STEP_SUMMARY`` when set, or ``--summary``);
 4. creates one comment on the pull request, or updates the one it made before, found again by
    a hidden marker (``--marker``); ``--dry-run`` prints the requests instead of sending them;

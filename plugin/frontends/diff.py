@@ -6,10 +6,13 @@ git revision ``REV`` of ``PATH``. The report says which workloads are replaced (
 hash renamed them), which roll (pod template changed), which only scale, what else changed,
 and the GPU and pod totals before and after.
 
-Both sides are read by the app reader (``plugin.app_reader``), as the Argo CD plugin reads an
-app: a folder holding a kustomization is its ``kustomize build``. For ``--base`` the
-revision's tree is extracted to a temporary folder (all of it when a path holds a
-kustomization, whose files may lie anywhere in the repository) and built there.
+With old settings (``--old-operator-config``, ``--old-config``; an old flag not given takes
+the new side's value), the old side is rendered under them: ``PATH...`` under the old and the
+new settings is what an operator or settings upgrade does, and with ``--base`` the old side
+takes both the old revision and the old settings. An old settings file given as ``REV:path``
+is read from git revision ``REV`` as ``git show`` reads it (``path`` from the top of the
+repository, ``./path`` from the working directory), with the files its ``operatorConfigPath``
+and ``clusterStatePath`` name, from the same revision.
 
 Exit codes: 0 (no change, or any change without ``--exit-code``), 1 when a side fails to render
 or git cannot give the base revision, or, with ``--exit-code``, when anything changed (as
@@ -23,19 +26,32 @@ import os
 import subprocess
 import tarfile
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from renderer.records import dataclass, replace
 from typing import Any, TextIO
 
 from plugin.impact import WORKLOAD_KINDS, ADDED, CHANGED, REMOVED, REPLACED, ROLLED, SCALED, Change, Impact, compare, identity
 from plugin.options import CommonOptions
 from plugin.files import KUSTOMIZATION_FILES, is_within
-from plugin.settings import Settings, load_manifests, settings_files, settings_from_args
+from plugin.settings import Settings, is_settings_document, load_manifests, settings_files, settings_from_args
+from plugin.yamlio.codec import load_documents
 from renderer.bundle import Item, render_bundle
 from renderer.clashes import Identities, Identity
 from renderer.results import Code, Result, Severity
 
 FORMATS = ("text", "json", "markdown")
+
+
+@dataclass(frozen=True)
+class OldSettings:
+    """The old side's own settings files (None: the new side's); each a path or ``REV:path``."""
+
+    operator_config: str | None = None
+    config: str | None = None
+
+    @property
+    def given(self) -> bool:
+        return self.operator_config is not None or self.config is not None
 
 
 @dataclass(frozen=True)
@@ -59,8 +75,13 @@ def run(
     stdout: TextIO,
     stderr: TextIO,
     common: CommonOptions = CommonOptions(),
+    old_settings: OldSettings = OldSettings(),
 ) -> int:
-    """Render both sides, compare them, print the report; returns the exit code."""
+    """Render both sides, compare them, print the report; returns the exit code.
+
+    With ``old_settings`` given, the old side renders ``old`` (or the base revision of ``new``)
+    under them, and the new side ``new`` under ``common``.
+    """
     settings, problems = settings_from_args(common)
     if settings is None or any(r.is_error for r in problems):
         _report(problems, stderr)
@@ -71,6 +92,13 @@ def run(
         _report([missing], stderr)
         return 1
     with tempfile.TemporaryDirectory(prefix="dynamo-render-diff-") as scratch:
+        before_settings, renames = settings, list[Rename]()
+        if old_settings.given:
+            resolved, renames, problems = resolve_old_settings(common, old_settings, scratch)
+            _report(problems, stderr)
+            if resolved is None:
+                return 1
+            before_settings = resolved
         if base is not None:
             old_side, problems = checkout(base, new, scratch)
             if old_side is None:
@@ -78,8 +106,10 @@ def run(
                 return 1
         else:
             old_side = Side("old", tuple(old))
-        (before, sources_before), problems_before = render_side(old_side, settings, common.raw)
-        (after, sources_after), problems_after = render_side(Side("new", tuple(new)), settings, common.raw)
+        # A file either side's settings name is configuration on both sides, never a manifest.
+        named = _work_tree_names(settings, renames) | _work_tree_names(before_settings, renames)
+        (before, sources_before), problems_before = render_side(old_side, before_settings, common.raw, named)
+        (after, sources_after), problems_after = render_side(Side("new", tuple(new)), settings, common.raw, named)
     problems = problems_before + problems_after
     _report(problems, stderr)
     if before is None or after is None:
@@ -109,20 +139,21 @@ def missing_kustomize(paths: Sequence[str], raw: bool) -> Result | None:
 
 
 def render_side(
-    side: Side, settings: Settings, raw: bool = False
+    side: Side, settings: Settings, raw: bool = False, named: Collection[str] | None = None
 ) -> tuple[tuple[list[dict[str, Any]] | None, dict[Identity, str]], list[Result]]:
     """Every object the render command would print for ``side`` (None when any error), and its sources.
 
     An object's source names the DCD or DGD it was rendered from (or the object itself when it
     passed through) with its file and document index, as ``Kind/namespace/name (file:index)``.
+    ``named`` are the work-tree files that are configuration (default: those ``settings`` name).
     """
     results: list[Result] = []
     claims = Identities(settings.namespace)
-    skip = None
+    named = [os.path.realpath(p) for p in (settings.config_files if named is None else named)]
+    skip = settings_files(settings, named)
     if side.top is not None and side.rename is not None:
         # The settings name work-tree files; the base revision's copies of them are configuration too.
         top, root = os.path.realpath(side.top), os.path.join(os.path.realpath(side.rename[0]), "")
-        named = [os.path.realpath(p) for p in settings.config_files]
         skip = settings_files(settings, [root + os.path.relpath(p, top) for p in named if is_within(p, top)])
     documents, problems = load_manifests(side.paths, settings, skip, raw=raw)
     results.extend(problems)
@@ -145,6 +176,146 @@ def render_side(
         if origin is not None:
             origins[identity(obj, settings.namespace)] = replace(origin, file=_display(origin.file, side)).describe()
     return (rendered.objects, origins), results
+
+
+# (prefix of files extracted from a revision, how to show that prefix, the work tree they come from)
+Rename = tuple[str, str, str]
+
+
+def resolve_old_settings(
+    common: CommonOptions, old: OldSettings, scratch: str
+) -> tuple[Settings | None, list[Rename], list[Result]]:
+    """The old side's settings: the old flags over the new side's options (None on any error).
+
+    A ``REV:path`` value is extracted from git revision ``REV`` under ``scratch`` first; its
+    files are named ``REV:path`` in messages. The renames map those files back to the work tree.
+    """
+    renames: list[Rename] = []
+    values: list[str | None] = []
+    for label, value in (("--old-operator-config", old.operator_config), ("--old-config", old.config)):
+        if value is not None and is_revision_path(value):
+            path, rename, problems = _from_revision(value, label, os.path.join(scratch, f"settings-{len(renames)}"))
+            if path is None or rename is None:
+                return None, [], problems
+            renames.append(rename)
+            value = path
+        values.append(value)
+    options = replace(
+        common,
+        operator_config=values[0] if values[0] is not None else common.operator_config,
+        config=values[1] if values[1] is not None else common.config,
+    )
+    settings, problems = settings_from_args(options)
+    problems = [replace(r, file=_renamed(r.file, renames)) if r.file else r for r in problems]
+    if settings is None or any(r.is_error for r in problems):
+        return None, renames, problems
+    return settings, renames, problems
+
+
+def is_revision_path(value: str) -> bool:
+    """Whether a settings file is given as ``REV:path`` (a colon, and no file of that name)."""
+    rev, colon, _ = value.partition(":")
+    return bool(colon and rev) and not os.path.lexists(value)
+
+
+def _from_revision(value: str, label: str, root: str) -> tuple[str | None, Rename | None, list[Result]]:
+    """Extract ``REV:path`` (and the files a DynamoRenderConfig there names) under ``root``.
+
+    ``path`` is read as ``git show`` reads it: from the top of the repository, or from the
+    working directory when it starts with ``./`` or ``../``.
+    """
+    rev, _, rel = value.partition(":")
+    top_out, error = _git(["rev-parse", "--show-toplevel"], os.getcwd())
+    if top_out is None:
+        return None, None, [Result(f"{label} {value}: not in a git work tree: {error}", code=Code.CONFIG)]
+    top = top_out.decode().strip()
+    if rel in (".", "..") or rel.startswith(("./", "../")):
+        rel = os.path.relpath(os.path.join(os.getcwd(), rel), top)
+    rel = os.path.normpath(rel)
+    if os.path.isabs(rel) or rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return None, None, [Result(f"{label} {value}: the path is outside the git work tree {top}", code=Code.CONFIG)]
+    commit_out, error = _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top)
+    if commit_out is None:
+        return None, None, [Result(f"{label} {value}: unknown revision {rev} {error}".rstrip(), code=Code.CONFIG)]
+    commit = commit_out.decode().strip()
+    found, problems = _extract_files(top, commit, [rel], root, rev)
+    if problems:
+        return None, None, problems
+    if not found:
+        return None, None, [Result(f"{label} {value}: no file {rel} at revision {rev}", code=Code.CONFIG)]
+    path = os.path.join(root, rel)
+    if not os.path.isfile(path):
+        return None, None, [Result(f"{label} {value}: {rel} is not a file at revision {rev}", code=Code.CONFIG)]
+    # The files a DynamoRenderConfig names, relative to it, come from the same revision.
+    nested: list[str] = []
+    with open(path, "rb") as handle:
+        documents, _ = load_documents(handle.read().decode("utf-8", errors="replace"), path)
+    if len(documents) == 1 and isinstance(documents[0].obj, dict) and is_settings_document(documents[0].obj):
+        spec = documents[0].obj.get("spec")
+        for key in ("operatorConfigPath", "clusterStatePath"):
+            named = spec.get(key) if isinstance(spec, dict) else None
+            if isinstance(named, str) and named and not os.path.isabs(named):
+                inner = os.path.normpath(os.path.join(os.path.dirname(rel), named))
+                if inner != os.pardir and not inner.startswith(os.pardir + os.sep):
+                    nested.append(inner)
+    # One missing is reported by the settings, which read it, as REV:path.
+    _, problems = _extract_files(top, commit, nested, root, rev)
+    if problems:
+        return None, None, problems
+    return path, (os.path.join(os.path.realpath(root), ""), f"{rev}:", top), []
+
+
+def _extract_files(top: str, commit: str, rels: Sequence[str], root: str, rev: str) -> tuple[bool, list[Result]]:
+    """Write the files ``rels`` (paths from the repository's top) of ``commit`` under ``root``.
+
+    Returns whether every one exists there, and the problems (a link leading out of the
+    repository, as for the base revision). A file that is a symlink in the revision brings its
+    target from the same revision (a few links deep).
+    """
+    present = [rel for rel in rels if _git(["ls-tree", "--name-only", commit, "--", rel], top)[0]]
+    os.makedirs(root, exist_ok=True)
+    if present:
+        archive = root + ".tar"
+        _, error = _git(["archive", "--format=tar", f"--output={archive}", commit, "--", *present], top)
+        if error:
+            return False, [Result(f"{rev}: git archive failed: {error}", code=Code.CONFIG)]
+        problems = _extract(archive, root, rev)
+        if problems:
+            return False, problems
+    for rel in present:
+        for _ in range(8):
+            link = os.path.join(root, rel)
+            if not os.path.islink(link) or os.path.exists(link):
+                break
+            rel = os.path.normpath(os.path.join(os.path.dirname(rel), os.readlink(link)))
+            if os.path.isabs(rel) or rel == os.pardir or rel.startswith(os.pardir + os.sep):
+                break
+            found, problems = _extract_files(top, commit, [rel], root, rev)
+            if problems or not found:
+                return found, problems
+    return len(present) == len(rels), []
+
+
+def _renamed(file: str, renames: Sequence[Rename]) -> str:
+    """A file extracted from a revision as ``REV:path``; any other file as it is."""
+    real = os.path.realpath(file) if file else file
+    for prefix, shown, _ in renames:
+        if real.startswith(prefix):
+            return shown + real[len(prefix):]
+    return file
+
+
+def _work_tree_names(settings: Settings, renames: Sequence[Rename]) -> frozenset[str]:
+    """The work-tree files the settings name: a file extracted from a revision stands for its work-tree path."""
+    out: set[str] = set()
+    for path in settings.config_files:
+        real = os.path.realpath(path)
+        for prefix, _, top in renames:
+            if real.startswith(prefix):
+                real = os.path.join(os.path.realpath(top), real[len(prefix):])
+                break
+        out.add(real)
+    return frozenset(out)
 
 
 def checkout(rev: str, paths: Sequence[str], scratch: str) -> tuple[Side | None, list[Result]]:
