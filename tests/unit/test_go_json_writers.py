@@ -30,7 +30,7 @@ from renderer.conversion.requests import dgdr_to_v1beta1
 from renderer.conversion.to_v1beta1 import dcd_to_v1beta1
 from renderer.gocompat.gofloat import format_float_g, go_float
 from renderer.gocompat.gojson import go_json_untyped
-from renderer.gocompat.gotypes import key_text
+from renderer.gocompat.goleaves import key_text
 from renderer.graph.dyn_deployment_config import rewrite_frontend_port
 
 HTML = "a<b&c>d"
