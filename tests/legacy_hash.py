@@ -19,12 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from renderer import consts
-from renderer.gocompat.gojson import (
-    V1ALPHA1_ENCODER,
-    format_go_duration,
-    go_json,
-    parse_go_duration,
-)
+from renderer.gocompat.goduration import format_go_duration, parse_go_duration
+from renderer.gocompat.gojson import V1ALPHA1_ENCODER, go_json
 from renderer.gocompat import dynamo_types
 from renderer.graph.gohash import (
     MINIMUM_HASHED_RUNTIME_VERSION,

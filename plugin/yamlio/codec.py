@@ -39,7 +39,7 @@ from renderer.gocompat.yamlresolve import STR as _STR
 from renderer.gocompat.yamlresolve import TIMESTAMP as _TIMESTAMP
 from renderer.gocompat.yamlresolve import INT64_RANGE, UINT64_MAX, go_resolve
 from plugin.yamlio.fast import dump_documents as fast_dump_documents
-from renderer.gocompat.gotypes import key_text
+from renderer.gocompat.goleaves import key_text
 from renderer.results import Code, Result
 
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -31,6 +31,7 @@ from renderer.results import RenderError, describe_kind
 from renderer.conversion.requests_status import (
     ANN_STATUS,
     alpha_status_save_json,
+    check_status_types,
     read_restored_status,
     status_to_hub,
 )
@@ -437,6 +438,7 @@ def dgdr_to_v1beta1(obj: Obj, *, api_server_defaults: bool = True) -> Obj:
     status_in = obj.get("status")
     status: Obj | None = None
     if isinstance(status_in, dict):
+        check_status_types(status_in)
         status, status_save = status_to_hub(status_in, restored_status)
         if prune(status_save) is not None:
             anns[ANN_STATUS] = go_json(alpha_status_save_json(status_save))

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from renderer.conversion.shared_from import is_empty
+from renderer.results import RenderError, describe_kind
 
 Obj = dict[str, Any]
 
@@ -30,6 +31,33 @@ def read_restored_status(anns: dict[str, str]) -> Obj | None:
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
+
+
+# the v1alpha1 status fields the conversion reads, with their Go types
+_STATUS_STRINGS = ("state", "backend", "profilingResults")
+_DEPLOYMENT_FIELDS = {"name": str, "namespace": str, "state": str, "created": bool}
+_TYPE_WORDS = {str: "string", bool: "boolean"}
+
+
+def check_status_types(src: Obj) -> None:
+    """Refuse a status the operator could not decode: a number where Go has a string, and so on.
+
+    The conversion webhook decodes the stored v1alpha1 status into its Go struct before it
+    converts anything, so a value of the wrong type fails the conversion (and would be written
+    into the ``nvidia.com/dgdr-status`` annotation otherwise). Raises ``RenderError``.
+
+    Mirrors: encoding/json Unmarshal into api/v1alpha1 DynamoGraphDeploymentRequestStatus
+    (its string fields and DeploymentStatus)
+    """
+    fields: list[tuple[str, Any, type]] = [(f"status.{key}", src.get(key), str) for key in _STATUS_STRINGS]
+    deployment = src.get("deployment")
+    if deployment is not None and not isinstance(deployment, dict):
+        raise RenderError(f"expected object, got {describe_kind(deployment)}", "status.deployment")
+    for key, kind in _DEPLOYMENT_FIELDS.items():
+        fields.append((f"status.deployment.{key}", (deployment or {}).get(key), kind))
+    for path, value, kind in fields:
+        if value is not None and not isinstance(value, kind):
+            raise RenderError(f"expected {_TYPE_WORDS[kind]}, got {describe_kind(value)}", path)
 
 
 def _state_to_phase(state: str, deployment: Obj | None) -> str:

@@ -1,8 +1,9 @@
 """Typed Go values for the conversion: decode, compare, marshal, as the webhook's Go code does.
 
-The conversion works on Go structs. Here a Go value is the dict that
-``renderer.gocompat.gojson.GoEncoder`` makes of it (struct fields in Go order, omitempty zero
-values absent, non-nil pointers present, quantities canonical): decoding the user's YAML
+The conversion works on Go structs. Here a Go value is the dict that the typed codec
+(``renderer.gocompat.gotypes.Codec``, raising through ``gojson.GoEncoder``) makes of it
+(struct fields in Go order, omitempty zero values absent, non-nil pointers present,
+quantities canonical): decoding the user's YAML
 through the generated struct tables gives exactly what ``json.Unmarshal`` then
 ``json.Marshal`` would, and a dict built by the conversion re-encodes to the same bytes.
 
@@ -35,21 +36,13 @@ _TABLES: dict[str, Mapping[str, tuple[tuple[Any, ...], ...]]] = {
 _ENCODERS = {ALPHA: GoEncoder(dynamo_types.V1ALPHA1), BETA: GoEncoder(dynamo_types.V1BETA1)}
 
 
-class _Decoder(GoEncoder):
-    """Like the encoder, but an empty slice or map that was written stays (Go's non-nil empty).
-
-    reflect.DeepEqual tells a non-nil empty map from a nil one, and the conversion's
-    ``resourcesNeedPreservation`` uses it; the final encode drops them again.
-    """
-
-    @staticmethod
-    def _empty(shape: tuple[Any, ...], value: Any, omitempty: bool, omitzero: bool) -> bool:
-        if shape[0] in ("slice", "map"):
-            return False
-        return GoEncoder._empty(shape, value, omitempty, omitzero)
-
-
-_DECODERS = {ALPHA: _Decoder(dynamo_types.V1ALPHA1), BETA: _Decoder(dynamo_types.V1BETA1)}
+# reflect.DeepEqual tells a non-nil empty map from a nil one, and the conversion's
+# resourcesNeedPreservation uses it: decoding keeps written empty slices and maps, the final
+# encode drops them again
+_DECODERS = {
+    ALPHA: GoEncoder(dynamo_types.V1ALPHA1, keep_empty=True),
+    BETA: GoEncoder(dynamo_types.V1BETA1, keep_empty=True),
+}
 _ZERO_SCALARS: dict[str, Any] = {"string": "", "bool": False, "int32": 0, "int64": 0, "float64": 0.0}
 
 

@@ -1,4 +1,13 @@
-"""Replay the operator's typed JSON round trip of a pod template on plain YAML data.
+"""The one typed Go codec: the operator's JSON round trip through its Go structs, on plain YAML data.
+
+One walk over the generated struct tables serves every caller: the core/v1 table
+(``renderer.gocompat.k8s_types``, ``normalize``) and the Dynamo tables
+(``renderer.gocompat.dynamo_types``, through ``gojson.GoEncoder``, whose ``("k8s", name)``
+shapes walk into the core/v1 codec). What differs between callers is a parameter: where
+problems go (a ``list[Result]`` that collects them all, or ``RAISE``, which stops at the first
+error as Go does), whether written empty collections stay, and the words of the messages.
+The leaf values (scalars, quantities, times, durations, raw JSON) are in
+``renderer.gocompat.goleaves``.
 
 The operator decodes the user's ``podTemplate`` into k8s.io/api Go structs and writes it
 back with encoding/json. That round trip is not the identity: unknown keys vanish,
@@ -23,225 +32,105 @@ prunes ``ContainerPort`` before Go's case-insensitive matching could see it); an
 mismatch is an error even where sigs.k8s.io/yaml would have coerced a number to a string.
 
 Mirrors: encoding/json decode.go Unmarshal and encode.go Marshal (typeFields, isEmptyValue,
-omitzero) on k8s.io/api core/v1 PodTemplateSpec; with resource.Quantity, intstr.IntOrString
-and metav1.Time (un)marshalers.
+omitzero) on k8s.io/api core/v1 PodTemplateSpec and the api/v1beta1 and api/v1alpha1 types;
+with the leaf types' (un)marshalers and the v1alpha1 ExtraPodSpec MarshalJSON.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
-import math
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from renderer.gocompat import k8s_types
-from renderer.gocompat.gofloat import format_float_g
-from renderer.gocompat.quantity import unmarshal_quantity
-from renderer.results import Code, Result, Severity, describe_kind
+from renderer.gocompat.goleaves import (
+    GO_LEAVES,
+    GO_WORDS,
+    INVALID,
+    Decoder,
+    Sink,
+    expected_name,
+    join,
+    key_text,
+    kind_name,
+    leaf_decoders,
+    type_error,
+)
+from renderer.results import Code, Result, Severity, unsupported
 
-_INT32 = (-(1 << 31), (1 << 31) - 1)
-_INT64 = (-(1 << 63), (1 << 63) - 1)
-
-# what a decoder returns after reporting an error: the field is then treated as absent
-_INVALID: Any = object()
 # markers in the compiled plans: no value at all, and "the zero value of a struct"
 _MISSING: Any = object()
 _ZERO_STRUCT: Any = object()
 
-Decoder = Callable[[Any, str, "str | int", list[Result]], Any]
-
-
-def _join(parent: str, key: str | int) -> str:
-    """``parent.key`` or ``parent[i]`` (a bare key when there is no parent)."""
-    if isinstance(key, int):
-        return f"{parent}[{key}]"
-    return f"{parent}.{key}" if parent else key
-
-
-# the kind names of this codec's messages (yaml/Go words where the JSON ones differ)
-_KIND_NAMES = {"boolean": "bool", "array": "list", "object": "map"}
-
-
-def _kind(value: object) -> str:
-    """The YAML/JSON kind of a value, for messages."""
-    return describe_kind(value, _KIND_NAMES)
-
-
-def _type_error(
-    expected: str, value: object, parent: str, key: str | int, results: list[Result]
-) -> Any:
-    results.append(
-        Result(message=f"expected {expected}, got {_kind(value)}", field=_join(parent, key), code=Code.SCHEMA)
-    )
-    return _INVALID
-
-
-def _decode_string(value: Any, parent: str, key: str | int, results: list[Result]) -> Any:
-    if isinstance(value, str):
-        return value
-    return _type_error("string", value, parent, key, results)
-
-
-def _decode_bool(value: Any, parent: str, key: str | int, results: list[Result]) -> Any:
-    if isinstance(value, bool):
-        return value
-    return _type_error("bool", value, parent, key, results)
-
-
-def _int_decoder(name: str, bounds: tuple[int, int]) -> Decoder:
-    """An int32/int64 field: integers, and floats with an integral value (YAML 1.0 is JSON 1)."""
-    low, high = bounds
-
-    def decode(value: Any, parent: str, key: str | int, results: list[Result]) -> Any:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return _type_error(name, value, parent, key, results)
-        if isinstance(value, float):
-            if not (math.isfinite(value) and value.is_integer()):
-                message = f"expected {name}, got non-integral number {value!r}"
-                results.append(Result(message=message, field=_join(parent, key), code=Code.SCHEMA))
-                return _INVALID
-            value = int(value)
-        if not low <= value <= high:
-            message = f"expected {name}, got {value} (out of range)"
-            results.append(Result(message=message, field=_join(parent, key), code=Code.SCHEMA))
-            return _INVALID
-        return value
-
-    return decode
-
-
-_decode_int32 = _int_decoder("int32", _INT32)
-_decode_int64 = _int_decoder("int64", _INT64)
-
-
-def _decode_quantity(value: Any, parent: str, key: str | int, results: list[Result]) -> Any:
-    """Mirrors: resource.Quantity UnmarshalJSON then MarshalJSON"""
-    try:
-        return unmarshal_quantity(value).string()
-    except ValueError as err:
-        shown = value if isinstance(value, str) else _kind(value)
-        message = f'{err} (got "{shown}")'
-        results.append(Result(message=message, field=_join(parent, key), code=Code.SCHEMA))
-        return _INVALID
-
-
-def _decode_int_or_string(value: Any, parent: str, key: str | int, results: list[Result]) -> Any:
-    """A string stays a string ("8080" too); a number must fit int32.
-
-    Mirrors: intstr.IntOrString UnmarshalJSON then MarshalJSON
-    """
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return _decode_int32(value, parent, key, results)
-    return _type_error("integer or string", value, parent, key, results)
-
-
-_RFC3339 = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})$"
-)
-
-
-def _decode_time(value: Any, parent: str, key: str | int, results: list[Result]) -> Any:
-    """RFC 3339 in, UTC to the second out.
-
-    Mirrors: metav1.Time UnmarshalJSON (time.Parse RFC3339) and MarshalJSON (UTC, RFC3339)
-    """
-    if not isinstance(value, str):
-        return _type_error("RFC 3339 time string", value, parent, key, results)
-    utc: dt.datetime | None = None
-    m = _RFC3339.match(value)
-    if m:
-        zone = m.group(8)
-        offset = dt.timedelta(0)
-        if zone != "Z":
-            sign = 1 if zone[0] == "+" else -1
-            offset = sign * dt.timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6]))
-        year, month, day, hour, minute, second = (int(m.group(i)) for i in range(1, 7))
-        try:
-            local = dt.datetime(year, month, day, hour, minute, second, tzinfo=dt.timezone(offset))
-            utc = local.astimezone(dt.UTC)
-        except (ValueError, OverflowError):  # no such date, or UTC falls outside years 1-9999
-            utc = None
-    if utc is None:
-        message = f'expected RFC 3339 time (2006-01-02T15:04:05Z07:00), got "{value}"'
-        results.append(Result(message=message, field=_join(parent, key), code=Code.SCHEMA))
-        return _INVALID
-    return (
-        f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}"
-        f"T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}Z"
-    )
-
-
-def decode_time(value: Any, path: str, results: list[Result]) -> Any:
-    """A metav1.Time value as Go re-encodes it (problems appended to ``results``)."""
-    return _decode_time(value, path, "", results)
-
-
-def key_text(key: object) -> str | None:
-    """A YAML mapping key as sigs.k8s.io/yaml turns it into a JSON object key (None: refused).
-
-    Mirrors: sigs.k8s.io/yaml convertToJSONableObject (map key conversion)
-    """
-    if isinstance(key, str):
-        return key
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    if isinstance(key, int):
-        return str(key)
-    if isinstance(key, float):
-        return format_float_g(key, bits=32)
-    return None
-
 
 # field emission policies
-_SCALAR = 0  # string/bool/int: omitempty (or omitzero) drops the zero value
-_PTR = 1  # pointer: absent is nil (null unless omitempty); present is always written
+_SCALAR = 0  # string/bool/int/float: omitempty (or omitzero) drops the zero value
+_PTR = 1  # pointer (or json.RawMessage): absent is nil (null unless omitempty); present is always written
 _COLLECTION = 2  # slice or map: absent is nil; omitempty also drops an empty one
 _ALWAYS = 3  # non-pointer struct or leaf: always written, omitempty never applies
 _TIME = 4  # non-pointer metav1.Time: the zero time marshals as null, omitzero drops it
 _PTR_TIME = 5  # *metav1.Time: a pointer, but one to the zero time still marshals as null
 
 _ZERO_TIME = "0001-01-01T00:00:00Z"
-_SCALAR_ZERO: dict[str, object] = {"string": "", "bool": False, "int32": 0, "int64": 0}
-_SCALAR_DECODERS: dict[str, Decoder] = {
-    "string": _decode_string,
-    "bool": _decode_bool,
-    "int32": _decode_int32,
-    "int64": _decode_int64,
-    "Quantity": _decode_quantity,
-    "IntOrString": _decode_int_or_string,
-    "Time": _decode_time,
-}
+_SCALAR_ZERO: dict[str, object] = {"string": "", "bool": False, "int32": 0, "int64": 0, "float64": 0.0}
+# what an absent non-pointer leaf marshals as
+_LEAF_ZERO: dict[str, object] = {"Quantity": "0", "IntOrString": 0, "Duration": "0s", "RawJSON": None}
+_POINTER_LIKE = ("ptr", "RawMessage", "unsupported")
+ZeroMaker = Callable[[str, Sink], Any]
 
 
 class Codec:
-    """Decoders for one struct table, compiled once.
+    """Decoders for one struct table, compiled once: the one typed Go walk.
+
+    ``decode`` turns plain YAML/JSON data into the named Go struct and writes it back as
+    encoding/json would (see the module docstring), reporting each problem to a sink: a
+    ``list[Result]`` collects them all (the field is then treated as absent, unknown keys are
+    warnings), ``RAISE`` stops at the first error. ``core`` is the codec of the core/v1 table
+    that ``("k8s", name)`` shapes refer to. ``keep_empty`` keeps a written empty slice or map
+    that ``omitempty`` would drop (Go's non-nil empty, which reflect.DeepEqual tells from nil);
+    it applies to this table's structs, not to the core/v1 ones. ``words`` names kinds in
+    messages.
 
     Mirrors: encoding/json's cached per-type encoders and decoders (cachedTypeFields)
     """
 
-    def __init__(self, structs: Mapping[str, tuple[tuple[Any, ...], ...]]) -> None:
+    def __init__(
+        self,
+        structs: Mapping[str, tuple[tuple[Any, ...], ...]],
+        *,
+        core: Codec | None = None,
+        keep_empty: bool = False,
+        words: Mapping[str, str] = GO_WORDS,
+    ) -> None:
         self._structs = structs
+        self._core = core
+        self._keep_empty = keep_empty
+        self._words = words
+        self._leaves = GO_LEAVES if words is GO_WORDS else leaf_decoders(words)
         # name -> (json name -> index, [(json name, decoder, policy, omitempty, omitzero,
-        #          zero value or struct name, what an absent field marshals as)])
+        #          zero value or zero maker, what an absent field marshals as)])
         self._plans: dict[str, tuple[dict[str, int], list[tuple[Any, ...]]]] = {}
         for name in structs:
             self._plan(name)
 
     def normalize(self, type_name: str, data: object, path: str) -> tuple[object, list[Result]]:
         """Decode ``data`` into the named struct and encode it again; problems as Results."""
+        results: list[Result] = []
+        return self.decode(type_name, data, path, results), results
+
+    def decode(self, type_name: str, data: object, path: str, results: Sink) -> Any:
+        """``data`` (None: the zero struct) as the named struct; None if it is not an object."""
         if type_name not in self._structs:
             raise KeyError(f"unknown Go struct {type_name!r}")
-        results: list[Result] = []
         if data is None:
-            return self._decode_struct(type_name, {}, path, results), results
+            return self._decode_struct(type_name, {}, path, results)
         if not isinstance(data, dict):
-            results.append(Result(message=f"expected object, got {_kind(data)}", field=path, code=Code.SCHEMA))
-            return None, results
-        return self._decode_struct(type_name, data, path, results), results
+            results.append(
+                Result(message=f"expected object, got {kind_name(data, self._words)}", field=path, code=Code.SCHEMA)
+            )
+            return None
+        return self._decode_struct(type_name, data, path, results)
 
     def _plan(self, name: str) -> None:
         """Precompute one struct's key index and its per-field decoder and emission policy."""
@@ -258,40 +147,54 @@ class Codec:
                 policy, zero = _SCALAR, _SCALAR_ZERO[kind]
             elif shape == ("ptr", ("Time",)):
                 policy = _PTR_TIME
-            elif kind == "ptr":
+            elif kind in _POINTER_LIKE:
                 policy = _PTR
             elif kind in ("slice", "map"):
                 policy = _COLLECTION
             elif kind == "Time":
                 policy = _TIME
-            elif kind in ("Quantity", "IntOrString", "struct"):
+            elif kind in _LEAF_ZERO or kind in ("struct", "k8s", "ExtraPodSpec"):
                 policy = _ALWAYS
-                zero = {"Quantity": "0", "IntOrString": 0}.get(kind)
+                zero = _LEAF_ZERO.get(kind)
                 if omitzero:
                     raise ValueError(f"{name}.{json_name}: omitzero on {kind} is not supported")
             else:
                 raise ValueError(f"{name}.{json_name}: unsupported Go type shape {shape!r}")
+            decoder = self._decoder(shape)
             # what an absent field marshals as (_MISSING: nothing)
             absent: Any = None
             if policy == _SCALAR:
                 absent = _MISSING if omitempty or omitzero else zero
             elif policy == _ALWAYS:
                 absent = zero
-                if kind == "struct":
-                    absent, zero = _ZERO_STRUCT, shape[1]
+                if kind in ("struct", "k8s", "ExtraPodSpec"):
+                    absent, zero = _ZERO_STRUCT, self._zero_maker(shape)
             elif policy == _TIME:
                 # the zero Time is a struct, so omitempty keeps it; it marshals as null
                 absent = _MISSING if omitzero else None
             elif omitempty or omitzero:
                 absent = _MISSING  # else a nil pointer, slice or map: null
-            fields.append(
-                (json_name, self._decoder(shape), policy, omitempty, omitzero, zero, absent)
-            )
+            fields.append((json_name, decoder, policy, omitempty, omitzero, zero, absent))
+
+    def _zero_maker(self, shape: tuple[Any, ...]) -> ZeroMaker:
+        """What builds the zero value of a non-pointer struct (fresh each time: callers own it)."""
+        kind = shape[0]
+        if kind == "ExtraPodSpec":
+            return lambda path, results: {}
+        codec, name = (self._core_codec(shape), shape[1]) if kind == "k8s" else (self, shape[1])
+        return lambda path, results: codec._decode_struct(name, {}, path, results)
+
+    def _core_codec(self, shape: tuple[Any, ...]) -> Codec:
+        if self._core is None:
+            raise ValueError(f"{shape!r} needs the core/v1 codec")
+        if len(shape) > 1 and shape[1] not in self._core._structs:
+            raise ValueError(f"core/v1 struct {shape[1]!r} missing from the core table")
+        return self._core
 
     def _decoder(self, shape: tuple[Any, ...]) -> Decoder:
         kind = shape[0]
-        if kind in _SCALAR_DECODERS:
-            return _SCALAR_DECODERS[kind]
+        if kind in self._leaves:
+            return self._leaves[kind]
         if kind == "ptr":
             return self._decoder(shape[1])
         if kind == "struct":
@@ -299,25 +202,31 @@ class Codec:
             if name not in self._structs:
                 raise ValueError(f"struct {name!r} missing from the table")
             return self._struct_decoder(name)
+        if kind == "k8s":
+            return self._core_codec(shape)._struct_decoder(shape[1])
         if kind == "slice":
             return self._slice_decoder(self._decoder(shape[1]), shape[1])
         if kind == "map":
             if shape[1] != ("string",):
                 raise ValueError(f"unsupported map key shape {shape[1]!r}")
             return self._map_decoder(self._decoder(shape[2]))
+        if kind == "ExtraPodSpec":
+            return self._extra_pod_spec_decoder(self._core_codec(("k8s", "PodSpec")))
+        if kind == "unsupported":
+            return _unsupported_decoder(str(shape[1]))
         raise ValueError(f"unsupported Go type shape {shape!r}")
 
     def _struct_decoder(self, name: str) -> Decoder:
-        def decode(value: Any, parent: str, key: str | int, results: list[Result]) -> Any:
+        words = self._words
+
+        def decode(value: Any, parent: str, key: str | int, results: Sink) -> Any:
             if not isinstance(value, dict):
-                return _type_error("object", value, parent, key, results)
-            return self._decode_struct(name, value, _join(parent, key), results)
+                return type_error("object", value, parent, key, results, words)
+            return self._decode_struct(name, value, join(parent, key), results)
 
         return decode
 
-    def _decode_struct(
-        self, name: str, data: dict[Any, Any], path: str, results: list[Result]
-    ) -> dict[str, Any]:
+    def _decode_struct(self, name: str, data: dict[Any, Any], path: str, results: Sink) -> dict[str, Any]:
         """Mirrors: encoding/json decode.go object() into a struct, then encode.go structEncoder"""
         index, fields = self._plans[name]
         got: dict[str, Any] = {}
@@ -330,15 +239,16 @@ class Codec:
                         message=f'unknown field "{shown}"',
                         severity=Severity.WARNING,
                         code=Code.UNKNOWN_FIELD,
-                        field=_join(path, shown),
+                        field=join(path, shown),
                     )
                 )
                 continue
             if value is None:
                 continue
             decoded = fields[index[key]][1](value, path, key, results)
-            if decoded is not _INVALID:
+            if decoded is not INVALID:
                 got[key] = decoded
+        keep_empty = self._keep_empty
         out: dict[str, Any] = {}
         for json_name, _decode, policy, omitempty, omitzero, zero, absent in fields:
             value = got.get(json_name, _MISSING)
@@ -347,7 +257,7 @@ class Codec:
                 if absent is _MISSING:
                     continue
                 if absent is _ZERO_STRUCT:
-                    out[json_name] = self._decode_struct(zero, {}, path, results)
+                    out[json_name] = zero(path, results)
                 else:
                     out[json_name] = absent
                 continue
@@ -355,7 +265,7 @@ class Codec:
                 if (omitempty or omitzero) and value == zero:
                     continue
             elif policy == _COLLECTION:
-                if omitempty and not value:
+                if omitempty and not value and not keep_empty:
                     continue
             elif policy == _TIME and value == _ZERO_TIME:
                 if not omitzero:
@@ -367,29 +277,32 @@ class Codec:
         return out
 
     def _slice_decoder(self, element: Decoder, shape: tuple[Any, ...]) -> Decoder:
-        expected = _expected_name(shape)
+        words = self._words
+        expected = expected_name(shape, words)
 
-        def decode(value: Any, parent: str, key: str | int, results: list[Result]) -> Any:
+        def decode(value: Any, parent: str, key: str | int, results: Sink) -> Any:
             if not isinstance(value, list):
-                return _type_error("list", value, parent, key, results)
-            path = _join(parent, key)
+                return type_error(words.get("array", "array"), value, parent, key, results, words)
+            path = join(parent, key)
             out = []
             for i, item in enumerate(value):
                 if item is None:
-                    _type_error(expected, item, path, i, results)
+                    type_error(expected, item, path, i, results, words)
                     continue
                 decoded = element(item, path, i, results)
-                if decoded is not _INVALID:
+                if decoded is not INVALID:
                     out.append(decoded)
             return out
 
         return decode
 
     def _map_decoder(self, element: Decoder) -> Decoder:
-        def decode(value: Any, parent: str, key: str | int, results: list[Result]) -> Any:
+        words = self._words
+
+        def decode(value: Any, parent: str, key: str | int, results: Sink) -> Any:
             if not isinstance(value, dict):
-                return _type_error("map", value, parent, key, results)
-            path = _join(parent, key)
+                return type_error(words.get("object", "object"), value, parent, key, results, words)
+            path = join(parent, key)
             out: dict[str, Any] = {}
             for raw_key, item in value.items():
                 map_key = key_text(raw_key)
@@ -399,23 +312,57 @@ class Codec:
                 if item is None:
                     continue
                 decoded = element(item, path, map_key, results)
-                if decoded is not _INVALID:
+                if decoded is not INVALID:
                     out[map_key] = decoded
             return {k: out[k] for k in sorted(out)}
 
         return decode
 
+    def _extra_pod_spec_decoder(self, core: Codec) -> Decoder:
+        """The v1alpha1 ExtraPodSpec: the inline PodSpec, its containers moved last, then mainContainer.
 
-_EXPECTED_NAMES = {"struct": "object", "IntOrString": "integer or string", "Quantity": "quantity"}
+        Its MarshalJSON shadows the embedded PodSpec's ``containers`` with an ``omitempty``
+        copy declared after the embedded struct, so the list is printed after every PodSpec
+        field and only when non-empty.
+
+        Mirrors: api/v1alpha1/common.go ExtraPodSpec MarshalJSON
+        """
+        words = self._words
+        container = core._struct_decoder("Container")
+
+        def decode(value: Any, parent: str, key: str | int, results: Sink) -> Any:
+            if not isinstance(value, dict):
+                return type_error("object", value, parent, key, results, words)
+            path = join(parent, key)
+            pod_fields = {k: v for k, v in value.items() if k != "mainContainer"}
+            out: dict[str, Any] = {}
+            if any(v is not None for v in pod_fields.values()):
+                pod = core._decode_struct("PodSpec", pod_fields, path, results)
+                containers = pod.pop("containers", None)
+                out.update(pod)
+                if containers:
+                    out["containers"] = containers
+            if value.get("mainContainer") is not None:
+                main = container(value["mainContainer"], path, "mainContainer", results)
+                if main is not INVALID:
+                    out["mainContainer"] = main
+            return out
+
+        return decode
 
 
-def _expected_name(shape: tuple[Any, ...]) -> str:
-    """How a list element of this shape is named in messages."""
-    kind = str(shape[0])
-    return _EXPECTED_NAMES.get(kind, kind)
+def _unsupported_decoder(type_name: str) -> Decoder:
+    """A field of a Go type the tables leave unmodelled: any value is refused as not ported yet."""
+
+    def decode(value: Any, parent: str, key: str | int, results: Sink) -> Any:
+        err = unsupported(join(parent, key), f"{type_name} is not modelled")
+        results.append(Result(message=err.message, field=err.field, code=Code.UNSUPPORTED))
+        return INVALID
+
+    return decode
 
 
-_CODEC = Codec(k8s_types.STRUCTS)
+CORE = Codec(k8s_types.STRUCTS)
 
 
 def normalize(type_name: str, data: object, path: str) -> tuple[object, list[Result]]:
@@ -427,7 +374,7 @@ def normalize(type_name: str, data: object, path: str) -> tuple[object, list[Res
 
     Mirrors: encoding/json Unmarshal + Marshal on k8s.io/api core/v1 types
     """
-    return _CODEC.normalize(type_name, data, path)
+    return CORE.normalize(type_name, data, path)
 
 
 _GO_ESCAPES = str.maketrans(

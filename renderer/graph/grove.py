@@ -36,7 +36,7 @@ from renderer.admission.parse import parse_dcd
 from renderer.conversion.alpha_view import AlphaView, dgd_component_views
 from renderer.cluster.state import ClusterState
 from renderer.config import RenderConfig
-from renderer.gocompat.gojson import format_go_duration, parse_go_duration
+from renderer.gocompat.goduration import format_go_duration, parse_go_duration
 from renderer.graph.grove_roles import (
     FAILOVER_ENGINE_GROUP_LABEL,
     ServiceRole,

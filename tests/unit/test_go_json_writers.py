@@ -14,7 +14,11 @@ json.Marshal and strconv.FormatFloat print for the same values:
     FormatFloat(16777217, 'g', -1, 32)          1.6777216e+07 (rounded to float32)
 
 Writers covered: the ``nvidia.com/dgdr-spec`` annotation of a converted DGDR (profilingConfig
-blob remainder), the ``nvidia.com/dcd-spec`` preservation annotation, DYN_DEPLOYMENT_CONFIG as
+blob remainder), its ``nvidia.com/dgdr-status`` annotation (the v1alpha1 status fields v1beta1
+cannot hold: strings and a bool only, so float text travels inside strings; Go 1.26 prints the
+status of ``test_dgdr_status_annotation_escapes_as_go`` byte for byte as expected there, and
+refuses a number for a string field: ``json: cannot unmarshal number into Go struct field
+...backend of type string``), the ``nvidia.com/dcd-spec`` preservation annotation, DYN_DEPLOYMENT_CONFIG as
 the operator rewrites it (internal/dynamo/graph.go updateDynDeploymentConfigBytes), and map keys
 that YAML gives as floats (sigs.k8s.io/yaml formats them as float32).
 """
@@ -30,8 +34,9 @@ from renderer.conversion.requests import dgdr_to_v1beta1
 from renderer.conversion.to_v1beta1 import dcd_to_v1beta1
 from renderer.gocompat.gofloat import format_float_g, go_float
 from renderer.gocompat.gojson import go_json_untyped
-from renderer.gocompat.gotypes import key_text
+from renderer.gocompat.goleaves import key_text
 from renderer.graph.dyn_deployment_config import rewrite_frontend_port
+from renderer.results import RenderError
 
 HTML = "a<b&c>d"
 HTML_GO = '"a\\u003cb\\u0026c\\u003ed"'
@@ -54,6 +59,58 @@ def test_dgdr_spec_annotation_escapes_and_formats_floats_as_go() -> None:
     )
     assert want in ann
     assert json.loads(ann)["spec"]["profilingConfig"]["config"] == blob
+
+
+def _dgdr_with_status(status: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "apiVersion": "nvidia.com/v1alpha1",
+        "kind": "DynamoGraphDeploymentRequest",
+        "metadata": {"name": "r", "namespace": "ns"},
+        "spec": {"model": "m", "backend": "vllm"},
+        "status": status,
+    }
+
+
+# float text at the edges of float64 and float32, as strconv writes it
+FLOAT_TEXT = "ttft<=1e-07 & tps>1e+21, min 5e-324, max 1.7976931348623157e+308, f32 3.4028235e+38 1e-45"
+
+
+def test_dgdr_status_annotation_escapes_as_go() -> None:
+    status = {
+        "state": "Custom<&>",
+        "backend": HTML,
+        "observedGeneration": 3,
+        "profilingResults": FLOAT_TEXT,
+        "deployment": {"name": "d<1>", "namespace": "n&s", "state": "s>t", "created": True},
+    }
+    ann = dgdr_to_v1beta1(_dgdr_with_status(status))["metadata"]["annotations"]["nvidia.com/dgdr-status"]
+    # json.Marshal of the v1alpha1 DynamoGraphDeploymentRequestStatus save (Go 1.26)
+    assert ann == (
+        '{"state":"Custom\\u003c\\u0026\\u003e","backend":"a\\u003cb\\u0026c\\u003ed",'
+        '"profilingResults":"ttft\\u003c=1e-07 \\u0026 tps\\u003e1e+21, min 5e-324, max 1.7976931348623157e+308,'
+        ' f32 3.4028235e+38 1e-45","deployment":{"name":"d\\u003c1\\u003e","namespace":"n\\u0026s",'
+        '"state":"s\\u003et","created":true}}'
+    )
+    assert json.loads(ann)["profilingResults"] == FLOAT_TEXT
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("backend", 1e-7), ("profilingResults", 5e-324), ("state", 1e21), ("profilingResults", MAX64), ("backend", 3.4028234663852886e38)],
+)
+def test_dgdr_status_number_for_a_string_field_is_refused(field: str, value: float) -> None:
+    # Go's decode of the stored status fails before the conversion could save anything
+    status: dict[str, Any] = {"state": "Custom", "backend": "vllm", field: value}
+    with pytest.raises(RenderError) as caught:
+        dgdr_to_v1beta1(_dgdr_with_status(status))
+    assert (caught.value.field, caught.value.message) == (f"status.{field}", "expected string, got number")
+
+
+def test_dgdr_status_deployment_fields_are_typed() -> None:
+    status = {"state": "Custom", "deployment": {"name": "d", "created": 1e-7}}
+    with pytest.raises(RenderError) as caught:
+        dgdr_to_v1beta1(_dgdr_with_status(status))
+    assert (caught.value.field, caught.value.message) == ("status.deployment.created", "expected boolean, got number")
 
 
 def test_dcd_spec_annotation_escapes_as_go() -> None:

@@ -32,7 +32,8 @@ import pytest
 
 from renderer.gocompat import runtimeversion
 from renderer.gocompat.gofloat import go_float
-from renderer.gocompat.gojson import dcd_spec_go_json, format_go_duration, go_json, parse_go_duration
+from renderer.gocompat.goduration import format_go_duration, parse_go_duration
+from renderer.gocompat.gojson import dcd_spec_go_json, go_json
 from renderer.graph.gohash import (
     WORKER_HASH_PLACEHOLDER,
     WorkerTemplate,

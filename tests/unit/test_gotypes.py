@@ -15,10 +15,11 @@ from typing import Any
 
 import pytest
 
-from renderer.gocompat import k8s_types
+from renderer.gocompat import gotypes, k8s_types
+from renderer.gocompat.goleaves import JSON_WORDS, RAISE
 from renderer.gocompat.gotypes import Codec, go_json_dumps, normalize
 from renderer.gocompat.quantity import ERR_FORMAT_WRONG
-from renderer.results import Result, Severity
+from renderer.results import Code, RenderError, Result, Severity
 
 PREFIX = "spec.podTemplate"
 
@@ -748,12 +749,15 @@ def test_time_edges() -> None:
 
 
 UNSUPPORTED_TABLES: list[dict[str, tuple[tuple[Any, ...], ...]]] = [
-    {"S": (("f", "F", ("float64",), False, False, ""),)},
+    {"S": (("f", "F", ("MicroTime",), False, False, ""),)},
     {"S": (("f", "F", ("bytes",), True, False, ""),)},
     {"S": (("f", "F", ("map", ("int32",), ("string",)), True, False, ""),)},
     {"S": (("f", "F", ("struct", "Missing"), True, False, ""),)},
     {"S": (("f", "F", ("struct", "S"), True, True, ""),)},
-    {"S": (("f", "F", ("slice", ("Duration",)), True, False, ""),)},
+    {"S": (("f", "F", ("slice", ("MicroTime",)), True, False, ""),)},
+    # a core/v1 struct, but no core codec to decode it with
+    {"S": (("f", "F", ("ptr", ("k8s", "PodSpec")), True, False, ""),)},
+    {"S": (("f", "F", ("ptr", ("ExtraPodSpec",)), True, False, ""),)},
 ]
 
 
@@ -909,3 +913,52 @@ def test_generator_refuses_what_it_cannot_read() -> None:
         gen.reachable(resolver, "Unused")
     with pytest.raises(gen.GoSourceError, match="no source given"):
         gen.reachable(gen.Resolver({gen.CORE_PATH: core}), "Root")  # meta/v1 missing
+
+
+# -- one walk, the caller's error handling as a parameter -------------------------------------
+
+_MIXED_TABLE: dict[str, tuple[tuple[Any, ...], ...]] = {
+    "S": (
+        ("n", "N", ("int32",), True, False, ""),
+        ("tags", "Tags", ("slice", ("string",)), True, False, ""),
+        ("env", "Env", ("map", ("string",), ("string",)), True, False, ""),
+        ("main", "Main", ("ptr", ("k8s", "Container")), True, False, ""),
+        ("hpa", "HPA", ("ptr", ("unsupported", "autoscalingv2.HorizontalPodAutoscalerSpec")), True, False, ""),
+    )
+}
+
+
+def test_collecting_and_raising_walks_report_the_same_first_error() -> None:
+    data = {"bogus": 1, "n": "2", "main": {"name": 3}}
+    _, results = Codec(_MIXED_TABLE, core=gotypes.CORE).normalize("S", data, "spec")
+    assert [(r.severity, r.field, r.message) for r in results] == [
+        (Severity.WARNING, "spec.bogus", 'unknown field "bogus"'),
+        (Severity.ERROR, "spec.n", "expected int32, got string"),
+        (Severity.ERROR, "spec.main.name", "expected string, got integer"),
+    ]
+    # the raising sink stops at the first error, ignores warnings and leaves the code to the stage
+    raising = Codec(_MIXED_TABLE, core=gotypes.CORE, words=JSON_WORDS)
+    with pytest.raises(RenderError) as caught:
+        raising.decode("S", data, "spec", RAISE)
+    assert (caught.value.field, caught.value.message, caught.value.code) == ("spec.n", "expected int32, got string", None)
+
+
+def test_raising_walk_keeps_the_unsupported_code_and_json_words() -> None:
+    codec = Codec(_MIXED_TABLE, core=gotypes.CORE, words=JSON_WORDS)
+    with pytest.raises(RenderError) as caught:
+        codec.decode("S", {"hpa": {"minReplicas": 1}}, "spec", RAISE)
+    assert caught.value.code is Code.UNSUPPORTED
+    assert caught.value.field == "spec.hpa"
+    with pytest.raises(RenderError, match="^expected array, got object$"):
+        codec.decode("S", {"tags": {"a": 1}}, "spec", RAISE)
+    # core/v1 structs keep the core codec's Go words
+    with pytest.raises(RenderError, match="^expected object, got list$"):
+        codec.decode("S", {"main": []}, "spec", RAISE)
+
+
+def test_keep_empty_keeps_written_empty_collections_of_its_own_table_only() -> None:
+    data = {"tags": [], "env": {}, "main": {"name": "m", "args": [], "env": []}}
+    dropped, _ = Codec(_MIXED_TABLE, core=gotypes.CORE).normalize("S", data, "spec")
+    kept, _ = Codec(_MIXED_TABLE, core=gotypes.CORE, keep_empty=True).normalize("S", data, "spec")
+    assert dropped == {"main": {"name": "m", "resources": {}}}
+    assert kept == {"tags": [], "env": {}, "main": {"name": "m", "resources": {}}}
