@@ -30,7 +30,8 @@ def parse_alpha_dgd(obj: dict[str, Any], default_namespace: str, config: RenderC
     results += problems
     if converted is None:
         return None, results
-    metadata = obj.get("metadata") or {}
+    given = obj.get("metadata")
+    metadata: dict[str, Any] = given if isinstance(given, dict) else {}  # not an object: the v1beta1 parse says so
     namespace = str(metadata.get("namespace") or default_namespace)
     results += [r.with_resource(ref) for r in webhook.validate_dgd(spec, str(metadata.get("name") or ""), namespace)]
     repeated = admit.repeated_envs(spec)

@@ -213,3 +213,11 @@ def test_names_the_operator_turns_into_pod_names(tmp_path: Path, extra: str | No
     else:
         text = DCD.replace("      containers:\n", extra.replace("          ", "      ", 1) + "      containers:\n")
     _refused(tmp_path, text, field, message)
+
+
+@pytest.mark.parametrize("kind", ["DynamoComponentDeployment", "DynamoGraphDeployment"])
+def test_v1alpha1_source_whose_metadata_is_a_list_is_refused(tmp_path: Path, kind: str) -> None:
+    """A v1alpha1 source with ``metadata: [a]`` is one error at metadata.name, not a crash reading its namespace."""
+    spec = "  componentType: frontend\n" if kind == "DynamoComponentDeployment" else "  services: {}\n"
+    text = f"apiVersion: nvidia.com/v1alpha1\nkind: {kind}\nmetadata: [a]\nspec:\n{spec}"
+    _refused(tmp_path, text, "metadata.name", "required field missing")

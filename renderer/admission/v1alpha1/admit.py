@@ -109,7 +109,9 @@ def parse_alpha_dcd(
     results += problems
     if converted is None:
         return None, results
-    namespace = (obj.get("metadata") or {}).get("namespace") or default_namespace
+    given = obj.get("metadata")
+    metadata: dict[str, Any] = given if isinstance(given, dict) else {}  # not an object: the v1beta1 parse says so
+    namespace = metadata.get("namespace") or default_namespace
     results += [r.with_resource(ref) for r in webhook.validate_dcd(spec, str(namespace))]
     results += [r.with_resource(ref) for r in repeated_envs(spec)]
     dcd, beta_results = parse_dcd(converted, default_namespace, checkpoint_gate, runtime_source=RUNTIME_SOURCE)
