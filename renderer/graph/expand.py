@@ -141,19 +141,23 @@ def _format_float32(value: float) -> str:
     return format(Decimal(text), "f")
 
 
-def generate_dcds(dgd: DGD, worker_hash: str, dyn_deployment_config: bool = True) -> list[tuple[Component, dict[str, Any]]]:
+def generate_dcds(
+    dgd: DGD, worker_hash: str, dyn_deployment_config: bool = True, alpha_carriers: bool = True
+) -> list[tuple[Component, dict[str, Any]]]:
     """One DCD object per component, in component order.
 
     ``dyn_deployment_config`` False leaves the legacy ``DYN_DEPLOYMENT_CONFIG`` env unapplied:
     the Grove renderer reads these objects as its components, and the operator applies that
     env only in generateSingleDCD (the component pathway and the worker hash).
+    ``alpha_carriers=False`` leaves out the conversion annotations (``nvidia.com/dcd-spec``) the
+    operator copies onto each DCD, for a caller that reads neither them nor what they decide.
     Mirrors: internal/dynamo/graph.go GenerateDynamoComponentsDeployments / generateSingleDCD
     (no restart state, no rollout in progress).
     """
     framework = backend_framework_for_dcds(dgd)
     has_epp = dgd.has_epp()
     kvt = dgd.spec.experimental.kv_transfer_policy if dgd.spec.experimental is not None else None
-    carriers = _alpha_carrier_annotations(dgd, framework, worker_hash)
+    carriers = _alpha_carrier_annotations(dgd, framework, worker_hash) if alpha_carriers else {}
     out: list[tuple[Component, dict[str, Any]]] = []
     for component in dgd.components:
         spec = _component_spec_dict(component)
