@@ -84,7 +84,7 @@ def _hash_with_carriers(dgd: DGD, config: Any) -> str:
         for component, obj in generate_dcds(dgd, WORKER_HASH_PLACEHOLDER, alpha_carriers=True):
             if component.type not in consts.WORKER_COMPONENT_TYPES:
                 continue
-            dcd, results = parse_dcd(obj, dgd.namespace, config.checkpoint_enabled, admission=False)
+            dcd, results = parse_dcd(obj, dgd.namespace, config.checkpoint_enabled, admission=False, list_maps=False)
             if dcd is None:
                 raise _refused(obj, results, component)
             main = dcd.main_container() or {}
