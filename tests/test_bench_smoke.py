@@ -21,14 +21,14 @@ def test_render_benchmark_smoke(tmp_path: Path) -> None:
     report = tmp_path / "bench.json"
     done = subprocess.run(
         [sys.executable, str(BENCH), "--dcds", "20", "--scale", "10,20", "--repeat", "1", "--cold-repeat", "1",
-         "--json", str(report)],
+         "--dgds", "2", "--json", str(report)],
         capture_output=True,
         text=True,
         timeout=600,
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    for target in ("P1", "P2", "P3", "P4 peak RSS", "P4 time"):
+    for target in ("P1", "P2", "P3", "P4 peak RSS", "P4 time", "DGD cost"):
         assert f"| {target}" in done.stdout
     data = json.loads(report.read_text(encoding="utf-8"))
     assert data["dcds"] == 20
@@ -39,7 +39,9 @@ def test_render_benchmark_smoke(tmp_path: Path) -> None:
         assert data["cpu_seconds"][name] > 0
     for name in ("render", "kustomize", "round_trip", "render_small", "render_large"):
         assert data["rss_mib"][name] > 0
-    assert set(data["ratios"]) == {"p1", "p2", "p3", "p3_cpu", "p3_dgd", "p3_dgd_cpu", "p4_time", "p4_rss_mib"}
+    assert set(data["ratios"]) == {"p1", "p2", "p3", "p3_cpu", "p3_dgd", "p3_dgd_cpu", "p4_time", "p4_rss_mib", "dgd_cpu", "dgd_wall"}
+    # Two DGD copies of three components against eight DCDs, each side with its Secrets and PVCs.
+    assert data["dgd_objects"]["render_dgds"] > 2 * 3 and data["dgd_objects"]["render_dgd_dcds"] > 8
     # The -X importtime breakdown of the one-DCD run names our own modules.
     assert any(row["module"].startswith(("plugin.", "renderer.")) for row in data["imports_ms"])
     assert "| module | cumulative ms | self ms |" in done.stdout
@@ -59,6 +61,23 @@ def test_cold_start_benchmark_alone(tmp_path: Path) -> None:
     assert "| P1" not in done.stdout
     data = json.loads(report.read_text(encoding="utf-8"))
     assert set(data["wall_seconds"]) == {"render_one", "render_one_dgd", "kustomize_one"}
+
+
+def test_dgd_cost_benchmark_alone(tmp_path: Path) -> None:
+    report = tmp_path / "dgd.json"
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--dgd-only", "--dgds", "2", "--repeat", "1", "--json", str(report)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "| DGD cost: per object, 2 DGDs vs 8 DCDs" in done.stdout
+    assert "| P3" not in done.stdout and "| P1" not in done.stdout and "| module" not in done.stdout
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert set(data["wall_seconds"]) == {"render_dgds", "render_dgd_dcds"}
+    assert data["ratios"]["dgd_cpu"] > 0
 
 
 def test_generated_dgd_has_four_components() -> None:

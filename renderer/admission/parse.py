@@ -21,7 +21,7 @@ from renderer.admission import objectmeta, podrules, podtemplate_schema
 from renderer.admission.api import DCD, DynamoComponentDeploymentSpec, StrictModel
 from renderer.admission.objectmeta import DNS1123_SUBDOMAIN
 from renderer.admission.webhook import validate_admission
-from renderer.conversion.alpha_view import dcd_view
+from renderer.conversion.alpha_view import AlphaView, dcd_view
 from renderer.results import Code, RenderError, ResourceRef, Result, Severity, describe_kind, field_path, unknown_field_message
 
 ModelT = TypeVar("ModelT", bound=StrictModel)
@@ -34,6 +34,7 @@ def parse_dcd(
     admission: bool = True,
     runtime_source: str = consts.V1BETA1,
     list_maps: bool | None = None,
+    known_alpha: AlphaView | None = None,
 ) -> tuple[DCD | None, list[Result]]:
     """Validate and default one DCD document; every problem becomes a Result.
 
@@ -43,6 +44,8 @@ def parse_dcd(
     the API version the user wrote, which decides the form of the runtime-version rule.
     ``list_maps`` (default: a v1beta1 source) checks the podTemplate's list-map keys; a DCD a
     DGD generates has them checked with the whole v1beta1 CRD (renderer/admission/dcd_crd.py).
+    ``known_alpha`` is the object's v1alpha1 view when the caller already knows it (a DCD generated
+    from a DGD without preserved data).
     """
     ref = ResourceRef.of(obj)
     results: list[Result] = []
@@ -64,7 +67,7 @@ def parse_dcd(
         results.extend(p.with_resource(ref) for p in problems)
 
     try:
-        alpha = dcd_view(obj)
+        alpha = known_alpha if known_alpha is not None else dcd_view(obj)
     except RenderError as err:
         return None, [*results, err.to_result(ref, stage=Code.CONVERSION)]
     dcd = DCD(

@@ -24,6 +24,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from renderer.gocompat.merge import copy_json
 from renderer.results import Code, Result
 
 Path = tuple[str, ...]
@@ -209,7 +210,7 @@ def apply_defaults(pod_template: Any) -> Any:
     """
     if not isinstance(pod_template, dict) or not isinstance(pod_template.get("spec"), dict):
         return pod_template
-    spec = copy.deepcopy(pod_template["spec"])
+    spec = copy_json(pod_template["spec"])  # parsed YAML is JSON-shaped: copy_json copies all of it
     for path, value in DEFAULTS:
         for node, _ in _objects(spec, path[:-1], ""):
             if node.get(path[-1]) is None:

@@ -74,6 +74,11 @@ def has_dcd_preservation(annotations: dict[str, str]) -> bool:
     return ANNOTATION_DCD_SPEC in annotations or ANNOTATION_DCD_STATUS in annotations
 
 
+def has_dgd_preservation(annotations: dict[str, str]) -> bool:
+    """Mirrors: api/v1alpha1/dynamographdeployment_conversion.go hasDGDSpokeAnnotations"""
+    return ANNOTATION_DGD_SPEC in annotations or ANNOTATION_DGD_STATUS in annotations
+
+
 def dcd_view(obj: dict[str, Any]) -> AlphaView:
     """The view of a v1beta1 DCD object as its controller reads it (ConvertFrom when preserved).
 
@@ -109,8 +114,7 @@ def dgd_component_views(obj: dict[str, Any]) -> dict[str, AlphaView]:
     """
     metadata = obj.get("metadata") or {}
     components = (obj.get("spec") or {}).get("components") or []
-    annotations = metadata.get("annotations") or {}
-    if ANNOTATION_DGD_SPEC not in annotations and ANNOTATION_DGD_STATUS not in annotations:
+    if not has_dgd_preservation(metadata.get("annotations") or {}):
         return {str(c.get("name") or ""): plain_view(str(c.get("type") or "")) for c in components}
     services = dgd_alpha(obj).get("services") or {}
     return {name: view_of_alpha_component(service) for name, service in services.items() if isinstance(service, dict)}

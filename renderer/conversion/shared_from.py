@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from renderer.gocompat.merge import copy_json
 from renderer.conversion.podtemplate_to import build_pod_template, resources_from_native
 from renderer.conversion.shared_from_restore import prune_empty_eps, restore_alpha_only, restore_flat_volume_mounts
 from renderer.conversion.shared_from_pod import (
@@ -151,7 +152,7 @@ def _decompose_pod_template(src: Obj, dst: Obj, restored: Obj | None) -> None:
         if sidecar is not None:
             dst["frontendSidecar"] = copy.deepcopy(sidecar)
         return
-    tpl = copy.deepcopy(tpl)
+    tpl = copy_json(tpl)  # the object is JSON-shaped (parsed YAML or Go JSON): copy_json copies all of it
     meta = tpl.get("metadata") or {}
     if meta.get("annotations") or meta.get("labels"):
         epm: Obj = {}
@@ -162,7 +163,7 @@ def _decompose_pod_template(src: Obj, dst: Obj, restored: Obj | None) -> None:
     other: list[Obj] = []
     for ctr in _containers(tpl):
         if ctr.get("name", "") == MAIN and main is None:
-            main = copy.deepcopy(ctr)
+            main = copy_json(ctr)
             continue
         other.append(ctr)
     if src.get("frontendSidecar") is not None:
@@ -177,7 +178,7 @@ def _decompose_pod_template(src: Obj, dst: Obj, restored: Obj | None) -> None:
                 dst["frontendSidecar"] = copy.deepcopy(origin)
     if main is not None:
         _restore_dedicated_from_main(main, dst)
-    pod_spec = copy.deepcopy(tpl.get("spec") or {})
+    pod_spec = copy_json(tpl.get("spec") or {})
     pod_spec.pop("containers", None)
     if other:
         pod_spec["containers"] = other

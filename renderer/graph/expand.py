@@ -12,7 +12,6 @@ propagateDGDSpecMetadata.
 
 from __future__ import annotations
 
-import copy
 import json
 import struct
 from decimal import Decimal
@@ -34,7 +33,7 @@ from renderer.graph.dgd import (
 from renderer.gocompat.gojson import dcd_spec_go_json
 from renderer.graph.dyn_deployment_config import ENV_NAME as DYN_DEPLOYMENT_CONFIG_ENV
 from renderer.graph.dyn_deployment_config import apply_dyn_deployment_config
-from renderer.gocompat.merge import merge_envs
+from renderer.gocompat.merge import copy_json, merge_envs
 from renderer.pod.podspec import determine_backend_framework
 from renderer.results import RenderError
 
@@ -141,19 +140,23 @@ def _format_float32(value: float) -> str:
     return format(Decimal(text), "f")
 
 
-def generate_dcds(dgd: DGD, worker_hash: str, dyn_deployment_config: bool = True) -> list[tuple[Component, dict[str, Any]]]:
+def generate_dcds(
+    dgd: DGD, worker_hash: str, dyn_deployment_config: bool = True, alpha_carriers: bool = True
+) -> list[tuple[Component, dict[str, Any]]]:
     """One DCD object per component, in component order.
 
     ``dyn_deployment_config`` False leaves the legacy ``DYN_DEPLOYMENT_CONFIG`` env unapplied:
     the Grove renderer reads these objects as its components, and the operator applies that
     env only in generateSingleDCD (the component pathway and the worker hash).
+    ``alpha_carriers=False`` leaves out the conversion annotations (``nvidia.com/dcd-spec``) the
+    operator copies onto each DCD, for a caller that reads neither them nor what they decide.
     Mirrors: internal/dynamo/graph.go GenerateDynamoComponentsDeployments / generateSingleDCD
     (no restart state, no rollout in progress).
     """
     framework = backend_framework_for_dcds(dgd)
     has_epp = dgd.has_epp()
     kvt = dgd.spec.experimental.kv_transfer_policy if dgd.spec.experimental is not None else None
-    carriers = _alpha_carrier_annotations(dgd, framework, worker_hash)
+    carriers = _alpha_carrier_annotations(dgd, framework, worker_hash) if alpha_carriers else {}
     out: list[tuple[Component, dict[str, Any]]] = []
     for component in dgd.components:
         spec = _component_spec_dict(component)
@@ -185,7 +188,7 @@ def generate_dcds(dgd: DGD, worker_hash: str, dyn_deployment_config: bool = True
         template = _ensure_pod_template(spec)
         if dgd.env:
             main = _ensure_main_container(template)
-            main["env"] = merge_envs(copy.deepcopy(dgd.env), main.get("env") or [])
+            main["env"] = merge_envs(copy_json(dgd.env), main.get("env") or [])
         applies_kvt = kvt is not None and bool(kvt.label_key or kvt.cluster_topology_name) and component.type in consts.WORKER_COMPONENT_TYPES
         if applies_kvt and kvt is not None:
             _apply_kv_transfer_policy(template, kvt)
@@ -257,7 +260,8 @@ def _alpha_carrier_annotations(dgd: DGD, framework: str, worker_hash: str) -> di
 
 def _component_spec_dict(component: Component) -> dict[str, Any]:
     """The component as a DCD spec dict: the user's fields, defaults applied, pod template normalised."""
-    spec = copy.deepcopy({k: v for k, v in component.raw.items() if v is not None})
+    # A JSON-shaped copy (copy_json) is a full copy of parsed YAML: the spec is edited below and by the caller.
+    spec: dict[str, Any] = copy_json({k: v for k, v in component.raw.items() if v is not None})
     spec["replicas"] = component.spec.replicas
     if component.spec.multinode is not None:
         spec["multinode"] = {**(spec.get("multinode") or {}), "nodeCount": component.spec.multinode.node_count}
@@ -265,7 +269,7 @@ def _component_spec_dict(component: Component) -> dict[str, Any]:
     if component.spec.experimental is not None:
         spec["experimental"] = component.spec.experimental.model_dump(by_alias=True, exclude_none=True)
     if component.pod_template is not None:
-        spec["podTemplate"] = copy.deepcopy(component.pod_template)
+        spec["podTemplate"] = copy_json(component.pod_template)
     else:
         spec.pop("podTemplate", None)
     # The EPP reconciler stamps the inline config's TypeMeta on the DGD before its DCDs exist.

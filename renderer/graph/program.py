@@ -15,6 +15,7 @@ from renderer.admission import dcd_crd
 from renderer.admission.parse import parse_dcd
 from renderer.cluster.state import ClusterState
 from renderer.config import RenderConfig
+from renderer.conversion.alpha_view import AlphaView, has_dgd_preservation, plain_view
 from renderer.graph.dgd import DGD, WORKER_HASH_PLACEHOLDER, Component
 from renderer.graph.expand import dcd_as_written, dcd_name, generate_dcds
 from renderer.graph.gohash import WorkerTemplate, resolve_runtime_version_for_hash, worker_hash
@@ -38,10 +39,17 @@ def worker_templates(dgd: DGD, config: RenderConfig) -> dict[str, WorkerTemplate
     Mirrors: internal/dynamo/hash.go ComputeDGDWorkersSpecHash (the inputs it collects).
     """
     workers: dict[str, WorkerTemplate] = {}
-    for component, obj in generate_dcds(dgd, WORKER_HASH_PLACEHOLDER):
+    # The hash reads a DCD's spec and its v1alpha1 view, never its carrier annotations, and a DGD
+    # without preserved data has the plain view (_known_alpha): its carriers are left out here, as the
+    # component pathway builds and checks them again in its real pass (Grove has no such pass).
+    carriers = dgd.is_grove or has_dgd_preservation(dgd.annotations)
+    for component, obj in generate_dcds(dgd, WORKER_HASH_PLACEHOLDER, alpha_carriers=carriers):
         if component.type not in consts.WORKER_COMPONENT_TYPES:
             continue
-        dcd, results = parse_dcd(obj, dgd.namespace, config.checkpoint_enabled, admission=False, list_maps=False)
+        dcd, results = parse_dcd(
+            obj, dgd.namespace, config.checkpoint_enabled, admission=False, list_maps=False,
+            known_alpha=_known_alpha(dgd, obj),
+        )
         if dcd is None:
             raise _refused(obj, results, component)
         main = dcd.main_container() or {}
@@ -52,6 +60,19 @@ def worker_templates(dgd: DGD, config: RenderConfig) -> dict[str, WorkerTemplate
             spec=obj["spec"],
         )
     return workers
+
+
+def _known_alpha(dgd: DGD, obj: dict[str, Any]) -> AlphaView | None:
+    """The v1alpha1 view of a DCD generated from ``dgd`` when it is known without a conversion, else None.
+
+    A DGD without preserved v1alpha1 data converts to services holding no labels, annotations,
+    dynamoNamespace or ingress (only a restore adds them), so the carrier annotation its DCDs get
+    restores none either: each DCD reads back as the plain view of its type.
+    Mirrors: internal/dynamo/v1beta1_helpers.go getDCDAlphaSharedSpec (on a DCD of a native DGD)
+    """
+    if has_dgd_preservation(dgd.annotations):
+        return None
+    return plain_view(str((obj.get("spec") or {}).get("type") or ""))
 
 
 def _refused(obj: dict[str, Any], results: list[Result], component: Component) -> RenderError:
@@ -112,7 +133,10 @@ def render_graph(
             except RenderError as err:
                 raise RenderError(err.message, _component_field(component.path, err.field), code=err.code) from None
         # The API server admits each DCD create against the v1beta1 DCD CRD (schema and CEL).
-        dcd, results = parse_dcd(obj, dgd.namespace, config.checkpoint_enabled, admission=False, list_maps=False)
+        dcd, results = parse_dcd(
+            obj, dgd.namespace, config.checkpoint_enabled, admission=False, list_maps=False,
+            known_alpha=_known_alpha(dgd, obj),
+        )
         if dcd is None:
             raise _refused(obj, results, component)
         refusals = dcd_crd.refusals(obj["spec"])

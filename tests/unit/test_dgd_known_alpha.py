@@ -1,0 +1,99 @@
+"""The DGD render's shortcuts give what the full v1alpha1 round trip gives, on every corpus DGD.
+
+A DCD generated from a DGD without preserved v1alpha1 data is parsed with the plain view of its
+type instead of converting its ``nvidia.com/dcd-spec`` carrier back (renderer/graph/program.py
+_known_alpha), and the worker-hash pass leaves the carriers out. Both are exact only if the
+conversion the operator runs agrees: this runs that conversion on each DCD generated from
+each DGD of the corpus (v1beta1 as written, v1alpha1 as converted) and compares.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.slow  # renders every corpus DGD twice (about a minute)
+
+from plugin.settings import resolve_settings
+from plugin.yamlio.codec import load_documents
+from renderer.bundle import parse_source
+from renderer.conversion.alpha_view import dcd_view, has_dgd_preservation
+from renderer.graph.dgd import DGD, WORKER_HASH_PLACEHOLDER
+from renderer.graph.expand import backend_framework_for_dcds, generate_dcds
+from renderer.graph.program import _known_alpha, compute_worker_hash
+from renderer.results import RenderError
+
+CORPUS = Path(__file__).resolve().parents[1] / "data" / "corpus"
+DGD_FILES = sorted(p.name for p in CORPUS.iterdir() if p.suffix in (".yaml", ".yml") and "DynamoGraphDeployment" in p.read_text(encoding="utf-8"))
+
+
+def _dgds(name: str) -> list[DGD]:
+    settings, _ = resolve_settings(namespace="default")
+    documents, _ = load_documents((CORPUS / name).read_text(encoding="utf-8"), name)
+    out: list[DGD] = []
+    for document in documents:
+        obj: Any = document.obj
+        if not isinstance(obj, dict) or obj.get("kind") != "DynamoGraphDeployment":
+            continue
+        parsed, _ = parse_source(obj, settings.namespace, settings.config)
+        if isinstance(parsed, DGD):
+            out.append(parsed)
+    return out
+
+
+def test_the_corpus_has_native_and_converted_dgds() -> None:
+    dgds = [dgd for name in DGD_FILES for dgd in _dgds(name)]
+    native = [dgd for dgd in dgds if not has_dgd_preservation(dgd.annotations)]
+    assert len(DGD_FILES) > 100 and len(native) > 50 and len(dgds) - len(native) > 50
+
+
+@pytest.mark.parametrize("name", DGD_FILES)
+def test_known_view_and_hash_match_the_conversion(name: str) -> None:
+    settings, _ = resolve_settings(namespace="default")
+    for dgd in _dgds(name):
+        try:
+            backend_framework_for_dcds(dgd)
+            generated = generate_dcds(dgd, WORKER_HASH_PLACEHOLDER)
+        except RenderError:
+            continue  # refused before any DCD exists: nothing to compare
+        for _, obj in generated:
+            known = _known_alpha(dgd, obj)
+            if known is not None:
+                assert known == dcd_view(obj), obj["metadata"]["name"]
+        # The hash with the carriers left out (a native DGD) is the hash with them.
+        try:
+            fast = compute_worker_hash(dgd, settings.config)
+        except RenderError as err:
+            fast = f"refused: {err.message}"
+        full = _hash_with_carriers(dgd, settings.config)
+        assert fast == full
+
+
+def _hash_with_carriers(dgd: DGD, config: Any) -> str:
+    """The worker hash computed as before the shortcuts: carriers on, every view converted."""
+    from renderer.admission.parse import parse_dcd
+    from renderer.graph.gohash import WorkerTemplate, resolve_runtime_version_for_hash, worker_hash
+    from renderer.pod.labels import kube_annotations, kube_labels
+    from renderer.graph.program import _refused
+    from renderer import consts
+
+    try:
+        workers: dict[str, WorkerTemplate] = {}
+        for component, obj in generate_dcds(dgd, WORKER_HASH_PLACEHOLDER, alpha_carriers=True):
+            if component.type not in consts.WORKER_COMPONENT_TYPES:
+                continue
+            dcd, results = parse_dcd(obj, dgd.namespace, config.checkpoint_enabled, admission=False, list_maps=False)
+            if dcd is None:
+                raise _refused(obj, results, component)
+            main = dcd.main_container() or {}
+            workers[component.name] = WorkerTemplate(
+                labels=kube_labels(dcd),
+                annotations=kube_annotations(dcd),
+                runtime_version=resolve_runtime_version_for_hash(main.get("image", ""), dcd.spec.runtime_version_override or ""),
+                spec=obj["spec"],
+            )
+        return worker_hash(workers)
+    except RenderError as err:
+        return f"refused: {err.message}"
