@@ -41,6 +41,7 @@ import re
 from typing import Any
 
 from renderer import consts
+from renderer.gocompat.gojson import go_json
 from renderer.objects.podchanges import metadata_changes, object_summary, pod_changes, pod_templates
 from renderer.results import Code, ResourceRef, Result, Severity
 
@@ -103,7 +104,8 @@ def identity_only(obj: dict[str, Any], key: str) -> dict[str, Any]:
         document = {**document, "spec": reduce(document["spec"])}
     else:
         document = reduce(document)
-    annotations[key] = json.dumps(document, separators=(",", ":"))
+    # written as the operator writes the annotation (encoding/json), so the reduced render reads what it would
+    annotations[key] = go_json(document)
     meta["annotations"] = annotations
     return {**obj, "metadata": meta}
 
