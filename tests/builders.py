@@ -30,6 +30,38 @@ mpi:
 """
 
 
+# A graph of a frontend and a two-GPU vLLM decode worker (two replicas); {image} is the worker's image.
+CHAT_DGD = """\
+apiVersion: nvidia.com/v1beta1
+kind: DynamoGraphDeployment
+metadata:
+  name: chat
+  namespace: llm
+spec:
+  components:
+  - name: frontend
+    type: frontend
+    podTemplate:
+      spec:
+        containers:
+        - name: main
+          image: registry.example/runtime:1.5.0
+  - name: decode
+    type: decode
+    replicas: 2
+    podTemplate:
+      spec:
+        containers:
+        - name: main
+          image: {image}
+          command: ["python3", "-m", "dynamo.vllm"]
+          args: ["--model", "Qwen/Qwen3-0.6B"]
+          resources:
+            limits:
+              nvidia.com/gpu: "2"
+"""
+
+
 def write(path: Path, text: str) -> Path:
     """Write ``text`` to ``path``, creating its folders."""
     path.parent.mkdir(parents=True, exist_ok=True)

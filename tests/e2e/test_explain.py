@@ -29,40 +29,12 @@ import yaml
 from plugin.frontends import explain
 from plugin.options import CommonOptions
 from plugin.settings import load_manifests, settings_from_args
-from tests.builders import OPERATOR_CONFIG
+from tests.builders import CHAT_DGD, OPERATOR_CONFIG
 
 ROOT = Path(__file__).resolve().parents[2]
 DR = str(Path(sys.executable).parent / "dynamo-render")
 
-DGD = """\
-apiVersion: nvidia.com/v1beta1
-kind: DynamoGraphDeployment
-metadata:
-  name: chat
-  namespace: llm
-spec:
-  components:
-  - name: frontend
-    type: frontend
-    podTemplate:
-      spec:
-        containers:
-        - name: main
-          image: registry.example/runtime:1.5.0
-  - name: decode
-    type: decode
-    replicas: 2
-    podTemplate:
-      spec:
-        containers:
-        - name: main
-          image: registry.example/runtime:1.5.0
-          command: ["python3", "-m", "dynamo.vllm"]
-          args: ["--model", "Qwen/Qwen3-0.6B"]
-          resources:
-            limits:
-              nvidia.com/gpu: "2"
-"""
+DGD = CHAT_DGD.format(image="registry.example/runtime:1.5.0")
 
 LWS_DCD = """\
 apiVersion: nvidia.com/v1beta1

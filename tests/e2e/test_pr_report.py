@@ -29,38 +29,11 @@ import pytest
 import yaml
 
 from plugin import pr_report
+from tests.builders import CHAT_DGD
 
 ROOT = Path(__file__).resolve().parents[2]
 
-DGD = """\
-apiVersion: nvidia.com/v1beta1
-kind: DynamoGraphDeployment
-metadata:
-  name: chat
-  namespace: llm
-spec:
-  components:
-  - name: frontend
-    type: frontend
-    podTemplate:
-      spec:
-        containers:
-        - name: main
-          image: registry.example/runtime:1.5.0
-  - name: decode
-    type: decode
-    replicas: 2
-    podTemplate:
-      spec:
-        containers:
-        - name: main
-          image: {image}
-          command: ["python3", "-m", "dynamo.vllm"]
-          args: ["--model", "Qwen/Qwen3-0.6B"]
-          resources:
-            limits:
-              nvidia.com/gpu: "2"
-"""
+DGD = CHAT_DGD
 
 
 def _git(repo: Path, *args: str) -> str:
