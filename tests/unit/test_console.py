@@ -56,7 +56,7 @@ def test_the_short_way_knows_every_render_option_click_declares() -> None:
         declared.update(getattr(param, "secondary_opts", ()) if param.param_type_name == "option" else ())
     declared -= {"-h", "--help"}
     assert set(console.render_flags()) == declared
-    assert {**console.RENDER_DEFAULTS, "paths": ("x",)} == click_params(["x"])
+    assert {**console.render_defaults(), "paths": ("x",)} == click_params(["x"])
 
 
 @pytest.fixture(scope="module")

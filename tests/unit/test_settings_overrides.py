@@ -15,8 +15,8 @@ def test_lws_flag_keeps_the_other_gates_of_the_config_file(tmp_path: Path) -> No
         "  operatorConfig:\n    mpi: {sshSecretName: s, sshSecretNamespace: ns}\n"
         "    rbac: {plannerClusterRoleName: p, dgdrProfilingClusterRoleName: d, eppClusterRoleName: e}\n"
     )
-    settings, results = resolve_settings(config_path=str(config), overrides={"gates": {"lws": False}})
+    settings, results = resolve_settings({"config": str(config), "lws": False})
     assert settings is not None, [r.line() for r in results]
-    assert settings.settings.gates.grove is True
-    assert settings.settings.gates.lws is False
+    assert settings.grove is True
+    assert settings.lws is False
     assert settings.config.lws_enabled is False and settings.config.grove_enabled is True
