@@ -447,7 +447,7 @@ def resolve_settings(
         return path
 
     # The settings file: plugin settings, or the operator's own configuration.
-    settings = RenderSettings()
+    spec = RenderSettings()
     file_spec: dict[str, Any] = {}
     origin = ""
     base_dir = policy.base or "."
@@ -468,24 +468,24 @@ def resolve_settings(
         parsed, problems = parse_render_settings(document)
         results.extend(p.with_source(origin, 0) if origin else p for p in problems)
         if parsed is not None:
-            settings, file_spec = parsed, document.get("spec") or {}
+            spec, file_spec = parsed, document.get("spec") or {}
     over, under = _spec_fragment(given), _spec_fragment(below)
     if over or under:
         try:
-            settings = RenderSettings.model_validate(_merged(_merged(under, file_spec), over))
+            spec = RenderSettings.model_validate(_merged(_merged(under, file_spec), over))
         except ValueError as err:
             results.append(Result(f"invalid setting: {err}".splitlines()[0], code=Code.CONFIG))
 
     # The paths inside the config file are relative to it, and trusted when it is.
     nested_trusted = config_trusted and config_path is not None
     nested_operator = nested_state = None
-    if settings.operator_config_path is not None:
-        nested_operator = locate(settings.operator_config_path, base_dir, "spec.operatorConfigPath", nested_trusted, origin)
-    if settings.cluster_state_path is not None:
-        nested_state = locate(settings.cluster_state_path, base_dir, "spec.clusterStatePath", nested_trusted, origin)
+    if spec.operator_config_path is not None:
+        nested_operator = locate(spec.operator_config_path, base_dir, "spec.operatorConfigPath", nested_trusted, origin)
+    if spec.cluster_state_path is not None:
+        nested_state = locate(spec.cluster_state_path, base_dir, "spec.clusterStatePath", nested_trusted, origin)
 
     # The operator configuration: given's, else the settings file's own, else below's.
-    file_gives_operator = config_operator is not None or settings.operator_config is not None or settings.operator_config_path is not None
+    file_gives_operator = config_operator is not None or spec.operator_config is not None or spec.operator_config_path is not None
     option = _operator_option(given) or (None if file_gives_operator else _operator_option(below))
     operator: OperatorConfiguration | None = None
     problems = []
@@ -498,8 +498,8 @@ def resolve_settings(
         operator, problems = _parse_inline_operator_config(option[1], policy.label("operator-config"))
     elif config_operator is not None:
         operator, problems = load_operator_config(config_operator, policy.confine_to(config_trusted))
-    elif settings.operator_config is not None:
-        operator, problems = parse_operator_config(settings.operator_config, "spec.operatorConfig")
+    elif spec.operator_config is not None:
+        operator, problems = parse_operator_config(spec.operator_config, "spec.operatorConfig")
         problems = [p.with_source(origin, 0) if origin else p for p in problems]
     elif nested_operator is not None:
         operator, problems = load_operator_config(nested_operator, policy.confine_to(nested_trusted))
@@ -507,8 +507,8 @@ def resolve_settings(
 
     # The cluster-state file: the option's, else the config's.
     layers: list[StateLayer] = []
-    if settings.existing_objects:
-        declared = tuple(item.existing() for item in settings.existing_objects)
+    if spec.existing_objects:
+        declared = tuple(item.existing() for item in spec.existing_objects)
         layers.append(StateLayer(f"{origin or 'settings'} spec.existingObjects", existing=declared))
     state_path, state_trusted = nested_state, nested_trusted
     if given.get("cluster-state") is not None:
@@ -522,24 +522,24 @@ def resolve_settings(
     if any(r.is_error for r in results):
         return None, _shown(results, policy)
 
-    gates = settings.gates
+    gates = spec.gates
     resolved = Settings(
-        namespace=given.get("namespace") or settings.namespace or below.get("namespace") or "default",
-        keep_sources=settings.keep_sources,
-        strict=settings.strict,
+        namespace=given.get("namespace") or spec.namespace or below.get("namespace") or "default",
+        keep_sources=spec.keep_sources,
+        strict=spec.strict,
         lws=gates.lws,
         grove=gates.grove,
         checkpoint=gates.checkpoint,
         dra=gates.dra,
         kai_scheduler=gates.kai_scheduler,
-        api_versions=tuple(settings.api_versions) if settings.api_versions is not None else None,
-        companions=settings.companions,
-        operator_version=settings.operator_version,
-        emit=settings.emit,
-        scaling_adapters=settings.scaling_adapters,
-        accept_preserved=tuple(settings.accept_preserved_content),
-        carry_metadata=settings.carry_metadata,
-        namespace_shared=settings.namespace_shared,
+        api_versions=tuple(spec.api_versions) if spec.api_versions is not None else None,
+        companions=spec.companions,
+        operator_version=spec.operator_version,
+        emit=spec.emit,
+        scaling_adapters=spec.scaling_adapters,
+        accept_preserved=tuple(spec.accept_preserved_content),
+        carry_metadata=spec.carry_metadata,
+        namespace_shared=spec.namespace_shared,
         cluster_layers=tuple(layers),
         config_files=frozenset(named),
         from_file=_set_in(file_spec),
