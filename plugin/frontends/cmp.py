@@ -89,7 +89,6 @@ class Plan:
     """What generate needs besides the manifests: settings and files not to render."""
 
     settings: Settings
-    namespace: str
     allow_empty: bool
     skip: frozenset[str]
     prune_last: bool = True
@@ -169,7 +168,7 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
 
     # The files the settings name are configuration, never manifests to render.
     skip = settings_files(settings)
-    return Plan(settings, settings.namespace, allow_empty, skip, prune_last), results
+    return Plan(settings, allow_empty, skip, prune_last), results
 
 
 def _grove_off_note(settings: Settings, api_versions: list[str] | None) -> Result | None:
@@ -236,10 +235,10 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
     rendered = render_bundle(
         items,
         plan.settings.config,
-        plan.namespace,
+        plan.settings.namespace,
         keep_sources=plan.settings.keep_sources,
         cluster_layers=plan.settings.cluster_layers,
-        mark=marker(plan.namespace),
+        mark=marker(plan.settings.namespace),
     )
     results.extend(rendered.results)
     if len(rendered.objects) > MAX_RENDERED_OBJECTS:
