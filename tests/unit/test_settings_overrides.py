@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from plugin.settings import resolve_settings
+from plugin.settings import Settings, resolve_settings
 
 
 def test_lws_flag_keeps_the_other_gates_of_the_config_file(tmp_path: Path) -> None:
@@ -59,3 +59,10 @@ def test_an_operator_configuration_below_the_file_gives_way_to_the_files_own(tmp
     # Given over the file, it wins over the file's own.
     settings, results = resolve_settings({"config": str(with_own), "operator-config": broken})
     assert settings is None and any("operator-config.discovery.backend" in r.line() for r in results)
+
+
+def test_the_record_defaults_are_the_settings_file_defaults() -> None:
+    # Settings() stands for "no settings at all" (the KRM function given only an operator configuration).
+    resolved, results = resolve_settings()
+    assert resolved is not None and results == []
+    assert resolved == Settings().with_operator(None)[0]
