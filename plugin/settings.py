@@ -136,6 +136,7 @@ class RenderSettings(_Strict):
             accept_preserved=tuple(self.accept_preserved_content),
             carry_metadata=self.carry_metadata,
             namespace_shared=self.namespace_shared,
+            keep_sources=self.keep_sources,
         )
 
 

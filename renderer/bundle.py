@@ -26,7 +26,7 @@ from renderer import consts, gitops
 from renderer.admission import apiserver
 from renderer.admission.api import DCD, ParsedSource
 from renderer.admission.parse import parse_dcd
-from renderer.clashes import Identities, Origin
+from renderer.clashes import Identities, Identity, Origin, identity_of
 from renderer.cluster.state import BUNDLE_SOURCE, ClusterState, Kind, StateLayer, build_cluster_state
 from renderer.config import RenderConfig
 from renderer.objects.component import render_component
@@ -60,18 +60,6 @@ class Item:
     obj: Any
     file: str = ""
     index: int | None = None
-
-
-@dataclass
-class Rendered:
-    """The output stream and every result, ready for a front end to emit."""
-
-    objects: list[dict[str, Any]] = field(default_factory=list)
-    results: list[Result] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not any(r.is_error for r in self.results)
 
 
 def is_dcd(obj: Any) -> bool:
@@ -259,48 +247,99 @@ def _as_written(field: str, source: ParsedSource) -> str:
     return to_written(field, source.source.get("spec") or {}, source.written_spec)
 
 
+# A group's role (``Group.role``).
+BUNDLE = "bundle"
+IN_PLACE = "in-place"
+FACTS = "facts"
+
+
+@dataclass(frozen=True)
+class Group:
+    """The inputs of one origin (a file, an app's build, a KRM item): their output is kept together.
+
+    ``role`` says what the core does with them:
+
+    - ``bundle``: Dynamo sources render; every other object is checked as the API server decodes
+      it and passes through (an identical second copy of an object is merged into the first);
+    - ``in-place``: the front end writes these inputs back where they are (the KRM function):
+      sources render as in a ``bundle`` group, and a kept source is emitted; every other object
+      is only claimed (a clash names both), except one whose identity a rendered object holds,
+      which the front end settles (it may be last run's copy);
+    - ``facts``: cluster facts only (read into the cluster state; never rendered, claimed or
+      emitted).
+    """
+
+    items: Sequence[Item]
+    role: str = BUNDLE
+
+
+@dataclass
+class Rendered:
+    """The output and every result, ready for a front end to emit.
+
+    ``objects`` is the output in order; ``outputs`` the same objects by group (a file's or KRM
+    item's output, in the group's own order: what its sources render, then its other objects);
+    ``claims`` the identity index, naming the source every object came from
+    (``Identities.origin_of``).
+    """
+
+    claims: Identities
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    results: list[Result] = field(default_factory=list)
+    outputs: list[list[dict[str, Any]]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(r.is_error for r in self.results)
+
+
+def as_groups(inputs: Iterable[Item] | Iterable[Group]) -> list[Group]:
+    """Groups as given, or input objects as the one group of a bundle."""
+    given = list(inputs)
+    if given and all(isinstance(entry, Group) for entry in given):
+        return [entry for entry in given if isinstance(entry, Group)]
+    return [Group(tuple(entry for entry in given if isinstance(entry, Item)))]
+
+
 def render_bundle(
-    items: Iterable[Item],
+    inputs: Iterable[Item] | Iterable[Group],
     config: RenderConfig,
     default_namespace: str,
-    keep_sources: bool = False,
-    cluster: ClusterState | None = None,
     cluster_layers: Sequence[StateLayer] = (),
-    identities: Identities | None = None,
     mark: Mark | None = None,
 ) -> Rendered:
-    """Render every DCD of a bundle; pass every other object through untouched.
+    """Render every Dynamo source of a bundle; pass every other object through untouched.
 
-    Output order: the rendered objects of each DCD in input order (objects shared by several
-    DCDs, such as a model Service, appear once, where first rendered), then every other input
-    object in input order (rendered DCDs are dropped unless ``keep_sources``).
+    ``inputs`` are the input objects in order, or grouped by origin (``Group``: a file, a KRM
+    item); the groups together are one bundle. Output order: the rendered objects of each
+    source in input order (objects shared by several sources, such as a model Service, appear
+    once, where first rendered), then every other input object in input order (rendered
+    sources are dropped unless ``config.keep_sources``). Past ``config.max_rendered_objects``
+    the render stops with one error.
 
     The cluster state is built from the bundle's own objects over ``cluster_layers`` (a
-    cluster-state file, a live lookup), unless ``cluster`` is given. Standalone DCDs also get
-    their companion objects when ``config.companions`` is on. Last, every object a rendered pod
-    references is checked against the output and the cluster state.
+    cluster-state file, a live lookup). Standalone DCDs also get their companion objects when
+    ``config.companions`` is on. Last, every object a rendered pod references is checked
+    against the output and the cluster state.
 
     Two sources of one identity, or two sources rendering different objects of one identity,
-    are errors naming both (``renderer.clashes``). A front end that renders a bundle in several
-    calls passes one ``identities`` to all of them. ``mark`` (rendered object, its source) returns
-    the object as emitted: a front end's ownership marker, applied after the clash check.
+    are errors naming both (``renderer.clashes``). ``mark`` (rendered object, its source)
+    returns the object as emitted: a front end's ownership marker, applied after the clash check.
     """
-    out = Rendered()
-    out.objects = list(
-        stream_bundle(items, config, default_namespace, out.results, keep_sources, cluster, cluster_layers, identities, mark)
-    )
+    groups = as_groups(inputs)
+    out = Rendered(Identities(default_namespace), outputs=[[] for _ in groups])
+    for position, obj in stream_groups(groups, config, default_namespace, out.results, cluster_layers, mark, out.claims):
+        out.objects.append(obj)
+        out.outputs[position].append(obj)
     return out
 
 
 def stream_bundle(
-    items: Iterable[Item],
+    inputs: Iterable[Item] | Iterable[Group],
     config: RenderConfig,
     default_namespace: str,
     results: list[Result],
-    keep_sources: bool = False,
-    cluster: ClusterState | None = None,
     cluster_layers: Sequence[StateLayer] = (),
-    identities: Identities | None = None,
     mark: Mark | None = None,
 ) -> Iterator[dict[str, Any]]:
     """``render_bundle`` as a stream: each output object as soon as it is final, in the same order.
@@ -309,55 +348,139 @@ def stream_bundle(
     Results are appended to ``results`` as they are found; the reference checks come last, once
     the stream is exhausted (they need every object of the output).
     """
-    items = list(items)
-    if cluster is None:
-        bundle = StateLayer(BUNDLE_SOURCE, tuple(i.obj for i in items))
-        cluster, state_results = build_cluster_state([bundle, *cluster_layers], default_namespace)
-        results.extend(state_results)
-    owners: list[tuple[ResourceRef, Item, list[Need]]] = []
+    return (obj for _, obj in stream_groups(as_groups(inputs), config, default_namespace, results, cluster_layers, mark))
+
+
+def stream_groups(
+    groups: Sequence[Group],
+    config: RenderConfig,
+    default_namespace: str,
+    results: list[Result],
+    cluster_layers: Sequence[StateLayer] = (),
+    mark: Mark | None = None,
+    claims: Identities | None = None,
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``stream_bundle`` with each object's group (its position in ``groups``).
+
+    The cluster state is built when this is called, not when the stream starts: from then on
+    the core holds the only reference it needs to each group, and lets go of each group once
+    it is rendered, so a front end that drops its own references frees the inputs as the
+    output grows.
+    """
+    pending: list[Group | None] = list(groups)
+    bundle = StateLayer(BUNDLE_SOURCE, tuple(item.obj for group in groups for item in group.items))
+    cluster, state_results = build_cluster_state([bundle, *cluster_layers], default_namespace)
+    del bundle
+    results.extend(state_results)
+    return _stream(pending, config, default_namespace, results, cluster, mark, claims or Identities(default_namespace))
+
+
+def _stream(
+    pending: list[Group | None],
+    config: RenderConfig,
+    default_namespace: str,
+    results: list[Result],
+    cluster: ClusterState,
+    mark: Mark | None,
+    claims: Identities,
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The bundle's output, group by group; ``pending`` is emptied as the groups are rendered."""
+    owners: list[tuple[ResourceRef, str, int | None, list[Need]]] = []
     emitted: set[tuple[Kind, str, str]] = set()
-    claims = identities if identities is not None else Identities(default_namespace)
+    # What rendered objects hold: a hand-written object of one of these in an in-place group is the front end's.
+    rendered_identities: set[Identity | None] = set()
     rendered_any = False
+    count = 0
     # Namespace-shared objects rendered (or left out), by namespace: one note at the end.
     shared: dict[str, list[str]] = {}
-    passthrough: list[tuple[dict[str, Any], Origin]] = []
-    for item in items:
-        obj = item.obj
-        origin = Origin(ResourceRef.of(obj), item.file, item.index)
-        if is_dgdr(obj):
-            passthrough.append((obj, origin))
-            results.append(dgdr_note(obj).with_source(item.file, item.index))
+    # (group, object, origin, emit it: False for an in-place group's hand-written object)
+    passthrough: list[tuple[int, dict[str, Any], Origin, bool]] = []
+    for position in range(len(pending)):
+        group, pending[position] = pending[position], None
+        if group is None or group.role == FACTS:
             continue
-        source = render_source(item, config, default_namespace, cluster)
-        if source is None:
-            # Anything the API server would not take as an object is an error, never output.
-            problem = not_an_object(obj)
-            if problem is not None:
-                results.append(problem.with_source(item.file, item.index))
+        in_place = group.role == IN_PLACE
+        for item in group.items:
+            obj = item.obj
+            origin = Origin(ResourceRef.of(obj), item.file, item.index)
+            source = render_source(item, config, default_namespace, cluster)
+            if source is None:
+                if not in_place:
+                    refused = _refused_passthrough(obj, item, results)
+                    if refused:
+                        continue
+                passthrough.append((position, obj, origin, not in_place))
                 continue
-            refused = apiserver.refused_on_decode(obj)
-            if refused:
-                results.extend(r.with_source(item.file, item.index) for r in refused)
+            results.extend(source.results)
+            if source.needs is not None:
+                owners.append((source.needs[0], item.file, item.index, source.needs[1]))
+            if source.objects is None:
                 continue
-            passthrough.append((obj, origin))
+            # Two sources of one identity: the cluster could hold only one of them.
+            clash = claims.claim_source(obj, origin)
+            if clash is not None:
+                results.append(clash)
+                continue
+            rendered_any = True
+            for rendered in _admit(source.objects, origin, claims, results, emitted, default_namespace, config, shared):
+                count += 1
+                if count > config.max_rendered_objects:
+                    results.append(too_many_rendered(config.max_rendered_objects))
+                    return
+                rendered_identities.add(identity_of(rendered, default_namespace))
+                yield position, rendered if mark is None else mark(rendered, obj)
+            if config.keep_sources:
+                passthrough.append((position, obj, origin, True))
+        del group
+    results.extend(bundle_notes(config, cluster, rendered_any, shared))
+    # Every other input object, as it is; one that clashes with another object is an error.
+    for position, obj, origin, emit_it in passthrough:
+        if not emit_it and identity_of(obj, default_namespace) in rendered_identities:
             continue
-        results.extend(source.results)
-        if source.needs is not None:
-            owners.append((source.needs[0], item, source.needs[1]))
-        if source.objects is None:
-            continue
-        # Two sources of one identity: the cluster could hold only one of them.
-        clash = claims.claim_source(obj, origin)
+        emit, clash = claims.claim(obj, origin, rendered=False)
         if clash is not None:
             results.append(clash)
-            continue
-        rendered_any = True
-        admitted = _admit(source.objects, origin, claims, results, emitted, default_namespace, config, shared)
-        yield from admitted if mark is None else (mark(rendered, obj) for rendered in admitted)
-        if keep_sources:
-            passthrough.append((obj, origin))
+        if emit and emit_it:
+            count += 1
+            if count > config.max_rendered_objects:
+                results.append(too_many_rendered(config.max_rendered_objects))
+                return
+            emitted |= object_index((obj,), default_namespace)
+            yield position, obj
+
+    # Every ServiceAccount, ConfigMap, Secret, PVC and claim a rendered pod needs: there, or reported.
+    for ref, file, index, needs in owners:
+        results.extend(r.with_source(file, index) for r in report_missing(ref, needs, emitted, cluster))
+
+
+def _refused_passthrough(obj: Any, item: Item, results: list[Result]) -> bool:
+    """Whether the API server would refuse a hand-written object (the reasons go to ``results``).
+
+    A DynamoGraphDeploymentRequest passes, with a note saying why it is not rendered.
+    """
+    if is_dgdr(obj):
+        results.append(dgdr_note(obj).with_source(item.file, item.index))
+        return False
+    # Anything the API server would not take as an object is an error, never output.
+    problem = not_an_object(obj)
+    if problem is not None:
+        results.append(problem.with_source(item.file, item.index))
+        return True
+    refused = apiserver.refused_on_decode(obj)
+    results.extend(r.with_source(item.file, item.index) for r in refused)
+    return bool(refused)
+
+
+def too_many_rendered(limit: int) -> Result:
+    """The one-line error for a render past the output object limit."""
+    return Result(f"the input renders more than {limit:,} objects, the limit per run; split it into several runs", code=Code.INPUT)
+
+
+def bundle_notes(config: RenderConfig, cluster: ClusterState, rendered_any: bool, shared: dict[str, list[str]]) -> list[Result]:
+    """The notes about the whole bundle, each once: assumed defaults and the namespace-shared objects."""
+    notes: list[Result] = []
     if config.operator_config_source == "helm-defaults" and rendered_any:
-        results.append(
+        notes.append(
             Result(
                 "no operator configuration given: assumed the operator Helm chart defaults "
                 "(discovery kubernetes, no NATS/etcd addresses, MPI secret mpi-run-ssh-secret)",
@@ -366,7 +489,7 @@ def stream_bundle(
             )
         )
     if rendered_any and cluster.sources == (BUNDLE_SOURCE,):
-        results.append(
+        notes.append(
             Result(
                 "no cluster state given (--cluster-state, clusterStatePath or --live): assumed a fresh cluster besides "
                 "the input (no labelled component ServiceAccounts, pull secrets, existing workloads, DynamoCheckpoints "
@@ -375,19 +498,7 @@ def stream_bundle(
                 code=Code.NOTE,
             )
         )
-    results.extend(namespace_shared_notes(shared, config))
-    # Every other input object, as it is; one that clashes with another object is an error.
-    for obj, origin in passthrough:
-        emit, clash = claims.claim(obj, origin, rendered=False)
-        if clash is not None:
-            results.append(clash)
-        if emit:
-            emitted |= object_index((obj,), default_namespace)
-            yield obj
-
-    # Every ServiceAccount, ConfigMap, Secret, PVC and claim a rendered pod needs: there, or reported.
-    for ref, item, needs in owners:
-        results.extend(r.with_source(item.file, item.index) for r in report_missing(ref, needs, emitted, cluster))
+    return notes + namespace_shared_notes(shared, config)
 
 
 def _admit(

@@ -87,6 +87,7 @@ class _Claim:
     origin: Origin
     # sha256 of the canonical JSON of an output object; None for a source
     fingerprint: bytes | None
+    rendered: bool = False
 
 
 # Annotations the front ends write to mark what they rendered (plugin.ownership): bookkeeping, not
@@ -149,7 +150,7 @@ class Identities:
             return True, None
         first = self._claims.get(identity)
         if first is None:
-            self._claims[identity] = _Claim(origin, fingerprint(obj))
+            self._claims[identity] = _Claim(origin, fingerprint(obj), rendered)
             return True, None
         if first.origin == origin and first.fingerprint is None and not rendered:
             return True, None
@@ -157,6 +158,29 @@ class Identities:
             return False, None
         verb = "is also rendered from" if rendered else "is also defined by"
         return False, self._clash(identity, first.origin, origin, verb)
+
+    def merge(self, other: Identities) -> list[Result]:
+        """Claim what another output claimed (a file rendered on its own), in its order: the clashes.
+
+        The same rules as claiming each object here: an identical object merges, any other
+        repeat is a clash naming both; a source that clashes claims nothing more.
+        """
+        results: list[Result] = []
+        clashed: set[Origin] = set()
+        for identity, claim in other._claims.items():
+            if claim.origin in clashed:
+                continue
+            first = self._claims.get(identity)
+            if first is None:
+                self._claims[identity] = claim
+                continue
+            if first.origin == claim.origin or (claim.fingerprint is not None and claim.fingerprint == first.fingerprint):
+                continue
+            if claim.fingerprint is None:
+                clashed.add(claim.origin)
+            verb = "is also rendered from" if claim.rendered else "is also defined by"
+            results.append(self._clash(identity, first.origin, claim.origin, verb))
+        return results
 
     def _clash(self, identity: Identity, first: Origin, second: Origin, verb: str) -> Result:
         return Result(

@@ -52,6 +52,13 @@ class PluginChoices:
     # The objects every graph of a namespace shares (renderer.objects.shared): None emits them
     # and notes it, True emits them (this app owns them), False leaves them out.
     namespace_shared: bool | None = None
+    # Emit each rendered source itself after what it renders (keepSources).
+    keep_sources: bool = False
+
+
+# The most objects one render emits (docs/reliability.md "Input limits"): byte limits alone let
+# small documents multiply, so past it the render stops with one error.
+MAX_RENDERED_OBJECTS = 500_000
 
 
 @dataclass(frozen=True)
@@ -81,6 +88,9 @@ class RenderConfig:
     dra_enabled: bool = True
     carry_metadata: bool = True
     namespace_shared: bool | None = None
+    # Emit each rendered source itself after what it renders, and the most objects one render emits.
+    keep_sources: bool = False
+    max_rendered_objects: int = MAX_RENDERED_OBJECTS
 
 
 LWS_GROUP = "leaderworkerset.x-k8s.io"
@@ -230,6 +240,7 @@ def build_render_config(
         accept_preserved=settings.accept_preserved,
         carry_metadata=settings.carry_metadata,
         namespace_shared=settings.namespace_shared,
+        keep_sources=settings.keep_sources,
     )
     return config, results
 

@@ -13,7 +13,6 @@ from contextlib import contextmanager
 from typing import IO, Any, TextIO
 
 from plugin.ownership import marker, renamed_after_render
-from plugin.files import MAX_RENDERED_OBJECTS, too_many_rendered
 from plugin.options import CommonOptions
 from plugin.settings import load_manifests, settings_from_args
 from plugin.state_sources import LIVE_SOURCE, LiveCluster, namespaces_of
@@ -87,27 +86,19 @@ def run(
         settings.config,
         settings.namespace,
         rendered_results,
-        keep_sources=settings.settings.keep_sources,
         cluster_layers=layers,
         mark=marker(settings.namespace),
     )
     del documents
     with OutputBuffer() as buffer, frozen_heap():
-        count = 0
         if output == "json":
-            for count, obj in enumerate(stream, 1):
-                if count > MAX_RENDERED_OBJECTS:
-                    break
+            for obj in stream:
                 buffer.write(json_line(obj))
         else:
             emitter = Emitter()
-            for count, obj in enumerate(stream, 1):
-                if count > MAX_RENDERED_OBJECTS:
-                    break
+            for obj in stream:
                 buffer.write(emitter.document(obj))
             buffer.write(emitter.end())
-        if count > MAX_RENDERED_OBJECTS:
-            results.append(too_many_rendered(MAX_RENDERED_OBJECTS))
         results.extend(rendered_results)
         results = settings.settings.strict_results(results)
         report(results, stderr, verbose)
