@@ -186,3 +186,48 @@ def test_companions_identical_by_construction_are_merged(front_end: str, tmp_pat
     if front_end in ("render", "cmp"):
         names = [(d["kind"], d["metadata"]["name"]) for d in yaml.safe_load_all(stdout) if d]
         assert len(names) == len(set(names))
+
+
+def _without_file_annotations(obj: dict[str, Any]) -> dict[str, Any]:
+    """An object without the file annotations the KRM function's wire format carries (kpt's path and index)."""
+    meta = dict(obj.get("metadata") or {})
+    annotations = {k: v for k, v in (meta.get("annotations") or {}).items() if not k.startswith(("config.kubernetes.io/", "internal.config.kubernetes.io/"))}
+    if annotations:
+        meta["annotations"] = annotations
+    else:
+        meta.pop("annotations", None)
+    return {**obj, "metadata": meta}
+
+
+def _emitted(front_end: str, folder: Path, stdout: str) -> list[str]:
+    """What a front end emitted, as sorted canonical JSON (one object each)."""
+    if front_end == "krm":
+        docs = yaml.safe_load(stdout)["items"]
+    elif front_end == "hydrate-check":
+        docs = [d for p in sorted((folder / "out").rglob("*.yaml")) for d in yaml.safe_load_all(p.read_text())]
+    else:
+        docs = list(yaml.safe_load_all(stdout))
+    return sorted(json.dumps(_without_file_annotations(d), sort_keys=True) for d in docs if d)
+
+
+def test_every_front_end_emits_the_objects_render_prints(tmp_path: Path) -> None:
+    """One bundle over several files, with what two files' sources both render (their discovery RBAC):
+    the KRM function and hydrate-check emit exactly the objects render prints, each once (the CMP adds
+    Argo CD's sync options to workloads)."""
+    configmap = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings", "namespace": NAMESPACE}, "data": {"a": "1"}}
+    files = {
+        "first.json": [dcd("alpha", type="frontend"), configmap],
+        "second.json": [dcd("beta", type="worker"), deployment("hand")],
+        "third.json": [dgd("gamma", "frontend")],
+    }
+    emitted: dict[str, list[str]] = {}
+    for front_end in ("render", "krm", "hydrate-check"):
+        folder = tmp_path / front_end
+        code, stdout, stderr = FRONT_ENDS[front_end](folder, files)
+        assert code == (1 if front_end == "hydrate-check" else 0), stderr  # hydrate-check --fix wrote the files
+        emitted[front_end] = _emitted(front_end, folder, stdout)
+    names = [(d["kind"], d["metadata"]["name"]) for d in map(json.loads, emitted["render"])]
+    assert len(names) == len(set(names)), "an object several sources render is emitted once"
+    assert ("ConfigMap", "settings") in names and ("Deployment", "hand") in names
+    for front_end in ("krm", "hydrate-check"):
+        assert emitted[front_end] == emitted["render"], front_end
