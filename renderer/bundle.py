@@ -1,19 +1,26 @@
 """Render a bundle of input objects: the one render API every front end calls.
 
-``render_bundle`` (and ``stream_bundle``, its streaming form) takes the input objects in order
-and, as DESIGN.md's data flow says:
+``render_bundle`` (and ``stream_bundle``, its streaming form) takes the input objects in order,
+or grouped by origin (``Group``: a file, an app's build, a KRM item; the groups together are one
+bundle), and, as DESIGN.md's data flow says:
 
-1. splits Dynamo objects (DCDs, DGDs) from everything else, which passes through in order;
-2. admits each Dynamo object (CRD schema, CEL, webhooks) and renders it on its own
+1. builds the cluster state from the bundle's own objects over the given cluster layers;
+2. splits Dynamo objects (DCDs, DGDs) from everything else, which passes through in order;
+3. admits each Dynamo object (CRD schema, CEL, webhooks) and renders it on its own
    (``render_source``, the per-source API): a DGD through the graph program
    (``renderer.graph.program``), a DCD through the component renderer
    (``renderer.objects.component``) plus its standalone companions; what the API server would
    refuse (``renderer.admission.apiserver``) is an error, never output;
-3. merges the sources' objects by identity (``_admit``: the one place where two sources'
-   objects meet; the clash check belongs there);
-4. checks that every object a rendered pod references is there (``renderer.objects.integrity``).
+4. merges the sources' objects by identity (``_admit``: the one place where two sources'
+   objects meet; the clash check belongs there, with the one identity rule of
+   ``renderer.clashes``), keeps the sources when ``keep_sources`` is set and stops at the
+   configured object limit;
+5. notes what holds for the whole bundle once (assumed defaults, namespace-shared objects) and
+   checks that every object a rendered pod references is there (``renderer.objects.integrity``).
 
-One source failing never hides another; every problem comes back as a Result.
+Each object comes back with its group, so a front end files it beside its origin; the front
+ends only read inputs, call this once and place the output. One source failing never hides
+another; every problem comes back as a Result.
 """
 
 from __future__ import annotations
@@ -27,7 +34,9 @@ from renderer.admission import apiserver
 from renderer.admission.api import DCD, ParsedSource
 from renderer.admission.parse import parse_dcd
 from renderer.clashes import Identities, Identity, Origin, identity_of
-from renderer.cluster.state import BUNDLE_SOURCE, ClusterState, Kind, StateLayer, build_cluster_state
+from renderer.cluster.state import BUNDLE_SOURCE, ClusterState, Kind, build_cluster_state
+# The cluster facts besides the bundle's own objects (a cluster-state file, a live lookup): part of this API.
+from renderer.cluster.state import StateLayer as StateLayer
 from renderer.config import RenderConfig
 from renderer.objects.component import render_component
 from renderer.objects.preserved_content import (
@@ -40,7 +49,8 @@ from renderer.objects.preserved_content import (
 from renderer.objects.shared import is_namespace_shared
 from renderer.objects.integrity import Need, needed_references, object_index, report_missing
 from renderer.objects.standalone_companions import render_standalone_companions
-from renderer.results import Code, RenderError, ResourceRef, Result, Severity, describe_kind
+from renderer.bundle_notes import bundle_notes, dgdr_note, too_many_rendered
+from renderer.results import Code, RenderError, ResourceRef, Result, describe_kind
 
 if TYPE_CHECKING:
     from renderer.graph.dgd import DGD
@@ -82,23 +92,6 @@ def is_dgdr(obj: Any) -> bool:
 
 
 DGDR_KIND = "DynamoGraphDeploymentRequest"
-
-
-def dgdr_note(obj: dict[str, Any]) -> Result:
-    """A DynamoGraphDeploymentRequest is passed through: its DGD comes from a profiling run.
-
-    The operator's request controller runs a profiling Job on the cluster's GPUs and then
-    creates a DynamoGraphDeployment from the profiler's output; neither can happen offline.
-    Mirrors: internal/controller/dynamographdeploymentrequest_controller.go (not rendered)
-    """
-    return Result(
-        "passed through unchanged: the operator would run a profiling job for this request and create a "
-        "DynamoGraphDeployment from its results, which cannot happen offline; to manage the graph in Git, "
-        "commit the DynamoGraphDeployment the request produced (or that the profiler writes out) and render that",
-        severity=Severity.WARNING,
-        resource=ResourceRef.of(obj),
-        code=Code.UNSUPPORTED,
-    )
 
 
 @dataclass
@@ -471,36 +464,6 @@ def _refused_passthrough(obj: Any, item: Item, results: list[Result]) -> bool:
     return bool(refused)
 
 
-def too_many_rendered(limit: int) -> Result:
-    """The one-line error for a render past the output object limit."""
-    return Result(f"the input renders more than {limit:,} objects, the limit per run; split it into several runs", code=Code.INPUT)
-
-
-def bundle_notes(config: RenderConfig, cluster: ClusterState, rendered_any: bool, shared: dict[str, list[str]]) -> list[Result]:
-    """The notes about the whole bundle, each once: assumed defaults and the namespace-shared objects."""
-    notes: list[Result] = []
-    if config.operator_config_source == "helm-defaults" and rendered_any:
-        notes.append(
-            Result(
-                "no operator configuration given: assumed the operator Helm chart defaults "
-                "(discovery kubernetes, no NATS/etcd addresses, MPI secret mpi-run-ssh-secret)",
-                severity=Severity.INFO,
-                code=Code.NOTE,
-            )
-        )
-    if rendered_any and cluster.sources == (BUNDLE_SOURCE,):
-        notes.append(
-            Result(
-                "no cluster state given (--cluster-state, clusterStatePath or --live): assumed a fresh cluster besides "
-                "the input (no labelled component ServiceAccounts, pull secrets, existing workloads, DynamoCheckpoints "
-                "or DRA objects)",
-                severity=Severity.INFO,
-                code=Code.NOTE,
-            )
-        )
-    return notes + namespace_shared_notes(shared, config)
-
-
 def _admit(
     objects: list[dict[str, Any]],
     origin: Origin,
@@ -532,33 +495,6 @@ def _admit(
                 continue
         if emit:
             yield obj
-
-
-def namespace_shared_notes(shared: dict[str, list[str]], config: RenderConfig) -> list[Result]:
-    """One note per namespace naming the namespace-shared objects rendered, or left out; none when this app owns them.
-
-    Every application whose graphs share the namespace renders them; Argo CD then reports a
-    SharedResourceWarning, and deleting one application deletes what the others' pods use.
-    Code ``namespace-shared``: the Argo CD plugin reports it as a warning.
-    """
-    if config.namespace_shared is True:
-        return []
-    out: list[Result] = []
-    for namespace, names in sorted(shared.items()):
-        listed = ", ".join(names)
-        if config.namespace_shared is False:
-            message = (
-                f"left out the objects every graph of namespace {namespace} shares ({listed}): namespaceShared is false, "
-                "so the application that owns them must emit them"
-            )
-        else:
-            message = (
-                f"emits objects every graph of namespace {namespace} shares ({listed}); when another application "
-                "deploys graphs to this namespace too, let one application own them (namespace-shared: true) and set "
-                "namespace-shared: false in the others"
-            )
-        out.append(Result(message, severity=Severity.INFO, code=Code.NAMESPACE_SHARED))
-    return out
 
 
 def not_an_object(obj: Any) -> Result | None:

@@ -1,18 +1,23 @@
 """Object identities in one output: two sources that render one object is an error naming both.
 
-The API server holds one object per API group, kind, namespace and name; kubectl and Argo CD
-keep the last copy they are given. So when two sources (two DCDs, two DGDs, a DCD and a
-hand-written object, ...) render the same identity, any silent choice is wrong and the clash is
-an error that names both sources (DESIGN decision 12). Objects that are identical by
-construction, such as the discovery RBAC two DCDs of one namespace share or the headless
+The one identity rule (``identity_of``): API group, kind, namespace and name. It is the API
+server's: it stores one object per group, kind, namespace and name, whatever API version it is
+written in (a tool that keys on the version as well, such as a kustomize resource id, may hold
+two copies the cluster would take for one). An object without a namespace is in the default
+namespace, unless its kind is cluster-scoped (then it has none). kubectl and Argo CD keep the
+last copy they are given. So when two sources (two DCDs, two DGDs,
+a DCD and a hand-written object, ...) render the same identity, any silent choice is wrong and
+the clash is an error that names both sources (DESIGN decision 12). Objects that are identical
+by construction, such as the discovery RBAC two DCDs of one namespace share or the headless
 Service of one model, are merged: the first copy is kept and the others add nothing.
 
 A source's own identity counts too: two DCDs (or two DGDs) of one name are a clash even when
 they render nothing in common, because the cluster could only hold one of them.
 
-This is the one place every front end's clash check goes through: ``renderer.render`` claims
-every source, every rendered object and every passed-through object here, and the front ends
-that render per file share one ``Identities`` across their calls.
+This is the one place every front end's clash check goes through: ``renderer.bundle`` claims
+every source, every rendered object and every passed-through object of a bundle here; a front
+end that renders files on their own (the validate hook: each file's cluster facts are its own)
+merges each file's claims into one index (``Identities.merge``).
 """
 
 from __future__ import annotations

@@ -39,11 +39,10 @@ from typing import Any, TextIO
 from plugin import ownership
 from plugin.files import MAX_FILE_BYTES, MAX_OBJECTS, decode, is_local_config, limit_text, too_many_objects
 from plugin.frontends.krm_config import CONFIGMAP_KEYS, resolve_function_config
-from plugin.frontends.krm_place import Rendered, place, placement_identity, without_bookkeeping
+from plugin.frontends.krm_place import Rendered, held, place, without_bookkeeping
 from plugin.frontends.krm_wire import (
     INDEX_ANNOTATION,
     PATH_ANNOTATION,
-    Deferred,
     Entry,
     InputItem,
     NodeSource,
@@ -144,8 +143,7 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
         if obj is kept_sources.get(position):
             kept.add(position)
             continue
-        # held compact until written: a large input's output would otherwise hold several times its bytes
-        rendered_by_item[position].append((placement_identity(obj, settings.namespace), Deferred.of(obj)))
+        rendered_by_item[position].append(held(obj, settings.namespace))
     if not out.ok:
         out.items = [item.position for item in items]
         return out

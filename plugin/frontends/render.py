@@ -18,8 +18,7 @@ from plugin.settings import load_manifests, settings_from_args
 from plugin.state_sources import LIVE_SOURCE, LiveCluster, namespaces_of
 from plugin.yamlio.fast import Emitter
 from plugin.yamlio.codec import json_line
-from renderer.cluster.state import StateLayer
-from renderer.bundle import Item, stream_bundle
+from renderer.bundle import Item, StateLayer, stream_bundle
 from renderer.results import Result, Severity
 
 
