@@ -211,12 +211,12 @@ def _emitted(front_end: str, folder: Path, stdout: str) -> list[str]:
 
 
 def test_every_front_end_emits_the_objects_render_prints(tmp_path: Path) -> None:
-    """One bundle over several files, with what two files' sources both render (their discovery RBAC):
+    """One bundle over several files, with what two files' sources both render (the planner RBAC of the namespace):
     the KRM function and hydrate-check emit exactly the objects render prints, each once (the CMP adds
     Argo CD's sync options to workloads)."""
     configmap = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings", "namespace": NAMESPACE}, "data": {"a": "1"}}
     files = {
-        "first.json": [dcd("alpha", type="frontend"), configmap],
+        "first.json": [dcd("alpha", type="frontend"), configmap, dgd("delta", "frontend")],
         "second.json": [dcd("beta", type="worker"), deployment("hand")],
         "third.json": [dgd("gamma", "frontend")],
     }
@@ -229,5 +229,6 @@ def test_every_front_end_emits_the_objects_render_prints(tmp_path: Path) -> None
     names = [(d["kind"], d["metadata"]["name"]) for d in map(json.loads, emitted["render"])]
     assert len(names) == len(set(names)), "an object several sources render is emitted once"
     assert ("ConfigMap", "settings") in names and ("Deployment", "hand") in names
+    assert ("ServiceAccount", "planner-serviceaccount") in names
     for front_end in ("krm", "hydrate-check"):
         assert emitted[front_end] == emitted["render"], front_end
