@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from renderer.records import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from renderer import consts, gitops
 from renderer.admission import apiserver
@@ -241,9 +241,10 @@ def _as_written(field: str, source: ParsedSource) -> str:
 
 
 # A group's role (``Group.role``).
-BUNDLE = "bundle"
-IN_PLACE = "in-place"
-FACTS = "facts"
+Role = Literal["bundle", "in-place", "facts"]
+BUNDLE: Role = "bundle"
+IN_PLACE: Role = "in-place"
+FACTS: Role = "facts"
 
 
 @dataclass(frozen=True)
@@ -263,7 +264,7 @@ class Group:
     """
 
     items: Sequence[Item]
-    role: str = BUNDLE
+    role: Role = BUNDLE
 
 
 @dataclass
