@@ -68,7 +68,7 @@ def limit_text(size: int) -> str:
 
 # Object limits (docs/reliability.md "Input limits"): one run reads at most MAX_OBJECTS objects (documents,
 # with the items of kinds ending in List counted one by one, or the items of a ResourceList)
-# and writes at most MAX_RENDERED_OBJECTS (the core enforces that one: RenderConfig.max_rendered_objects).
+# and writes at most renderer.config.MAX_RENDERED_OBJECTS (the core enforces that one: RenderConfig.max_rendered_objects).
 # Byte limits alone let small documents multiply: 64 MiB of empty documents are millions of objects.
 MAX_OBJECTS = 100_000
 
