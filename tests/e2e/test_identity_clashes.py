@@ -232,3 +232,23 @@ def test_every_front_end_emits_the_objects_render_prints(tmp_path: Path) -> None
     assert ("ServiceAccount", "planner-serviceaccount") in names
     for front_end in ("krm", "hydrate-check"):
         assert emitted[front_end] == emitted["render"], front_end
+
+
+def test_a_hand_written_copy_of_a_rendered_object_goes_where_render_puts_it(tmp_path: Path) -> None:
+    """A file holding a copy of what another file's source renders: hydrate-check writes the rendered
+    copy, in the rendering file's output, as render prints it (the hand-written copy is merged into it)."""
+    code, stdout, stderr = run_render(tmp_path / "alone", {"b.json": [dcd("alpha", type="frontend")]})
+    assert code == 0, stderr
+    service = next(d for d in yaml.safe_load_all(stdout) if d and d["kind"] == "Service")
+    annotations = {k: v for k, v in service["metadata"].pop("annotations", {}).items() if not k.startswith("dynamo-render.dev/")}
+    if annotations:
+        service["metadata"]["annotations"] = annotations
+    files = {"a.json": [service], "b.json": [dcd("alpha", type="frontend")]}
+    code, stdout, stderr = run_render(tmp_path / "render", files)
+    assert code == 0, stderr
+    printed = _emitted("render", tmp_path / "render", stdout)
+    code, _, stderr = run_hydrate_check(tmp_path / "hydrate", files)
+    assert code == 1 and "wrote" in stderr, stderr
+    assert sorted(p.name for p in (tmp_path / "hydrate" / "out").iterdir()) == ["b.yaml"]
+    assert _emitted("hydrate-check", tmp_path / "hydrate", "") == printed
+    assert sum(json.loads(d)["kind"] == "Service" for d in printed) == 1
