@@ -36,7 +36,7 @@ from plugin.files import KUSTOMIZATION_FILES, is_within
 from plugin.settings import Settings, is_settings_document, load_manifests, resolve_settings, settings_files
 from plugin.yamlio.codec import load_documents
 from renderer.bundle import Item, render_bundle
-from renderer.clashes import Identities, Identity
+from renderer.clashes import Identity
 from renderer.results import Code, Result, Severity
 
 FORMATS = ("text", "json", "markdown")
@@ -150,7 +150,6 @@ def render_side(
     ``named`` are the work-tree files that are configuration (default: those ``settings`` name).
     """
     results: list[Result] = []
-    claims = Identities(settings.namespace)
     named = [os.path.realpath(p) for p in (settings.config_files if named is None else named)]
     skip = settings_files(settings, named)
     if side.top is not None and side.rename is not None:
@@ -164,9 +163,7 @@ def render_side(
             (Item(doc.obj, doc.file, doc.index) for doc in documents),
             settings.config,
             settings.namespace,
-            keep_sources=settings.keep_sources,
             cluster_layers=list(settings.cluster_layers),
-            identities=claims,
         )
         results.extend(rendered.results)
     results = [_relabel(r, side) for r in results]
@@ -174,7 +171,7 @@ def render_side(
         return (None, {}), results
     origins: dict[Identity, str] = {}
     for obj in rendered.objects:
-        origin = claims.origin_of(obj)
+        origin = rendered.claims.origin_of(obj)
         if origin is not None:
             origins[identity(obj, settings.namespace)] = replace(origin, file=_display(origin.file, side)).describe()
     return (rendered.objects, origins), results
