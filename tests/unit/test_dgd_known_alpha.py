@@ -4,7 +4,8 @@ A DCD generated from a DGD without preserved v1alpha1 data is parsed with the pl
 type instead of converting its ``nvidia.com/dcd-spec`` carrier back (renderer/graph/program.py
 _known_alpha), and the worker-hash pass leaves the carriers out. The carriers themselves are
 built from the DGD's services alone (converted without the hub-only save when nothing is
-preserved) and from the converted DCD's annotations alone (its spec not encoded). All are exact
+preserved) and from the converted DCD's annotations alone (its spec not encoded), and the real
+pass reuses each worker pod template the worker-hash pass admitted. All are exact
 only if the conversion the operator runs agrees: this runs that conversion on each DCD
 generated from each DGD of the corpus (v1beta1 as written, v1alpha1 as converted) and compares.
 """
@@ -140,3 +141,42 @@ def test_carrier_shortcuts_match_the_conversion(name: str) -> None:
                     dcd_conversion_annotations(obj)
                 continue
             assert dcd_conversion_annotations(obj) == full
+
+
+@pytest.mark.parametrize("name", DGD_FILES)
+def test_reused_worker_templates_match_a_fresh_admission(name: str) -> None:
+    import json
+
+    from renderer.admission.parse import admit_pod_template
+    from renderer.graph.program import AdmittedTemplates, _reused_pod_template
+
+    settings, _ = resolve_settings(namespace="default")
+    for dgd in _dgds(name):
+        admitted: AdmittedTemplates = {}
+        try:
+            hash_value = compute_worker_hash(dgd, settings.config, admitted)
+            generated = generate_dcds(dgd, hash_value)
+        except RenderError:
+            continue
+        for component, obj in generated:
+            reused = _reused_pod_template(admitted, component, obj, hash_value)
+            if reused is None:
+                assert component.name not in admitted or obj["spec"].get("podTemplate") is None
+                continue
+            fresh, problems = admit_pod_template(obj["spec"]["podTemplate"], "spec.podTemplate", False)
+            assert problems == []
+            assert json.dumps(fresh) == json.dumps(reused)
+
+
+def test_a_worker_template_changed_after_the_hash_pass_is_admitted_anew() -> None:
+    from renderer import consts
+    from renderer.graph.program import AdmittedTemplates, _reused_pod_template
+
+    settings, _ = resolve_settings(namespace="default")
+    dgd = next(d for name in DGD_FILES for d in _dgds(name) if any(c.type in consts.WORKER_COMPONENT_TYPES for c in d.components))
+    admitted: AdmittedTemplates = {}
+    hash_value = compute_worker_hash(dgd, settings.config, admitted)
+    component, obj = next((c, o) for c, o in generate_dcds(dgd, hash_value) if c.name in admitted)
+    assert _reused_pod_template(admitted, component, obj, hash_value) is not None
+    obj["spec"]["podTemplate"]["spec"]["schedulerName"] = "other"  # as a checkpoint policy would edit it
+    assert _reused_pod_template(admitted, component, obj, hash_value) is None
