@@ -267,7 +267,10 @@ def _alpha_carrier_annotations(
 def _component_spec_dict(component: Component) -> dict[str, Any]:
     """The component as a DCD spec dict: the user's fields, defaults applied, pod template normalised."""
     # A JSON-shaped copy (copy_json) is a full copy of parsed YAML: the spec is edited below and by the caller.
-    spec: dict[str, Any] = copy_json({k: v for k, v in component.raw.items() if v is not None})
+    # The written podTemplate is not copied: the admitted one replaces it below, in its place.
+    spec: dict[str, Any] = {
+        key: None if key == "podTemplate" else copy_json(value) for key, value in component.raw.items() if value is not None
+    }
     spec["replicas"] = component.spec.replicas
     if component.spec.multinode is not None:
         spec["multinode"] = {**(spec.get("multinode") or {}), "nodeCount": component.spec.multinode.node_count}
