@@ -20,7 +20,6 @@ from renderer.config import RenderConfig
 from renderer.conversion.alpha_view import AlphaView, has_dgd_preservation, plain_view
 from renderer.graph.dgd import DGD, WORKER_HASH_PLACEHOLDER, Component
 from renderer.graph.expand import dcd_as_written, dcd_name, generate_dcds
-from renderer.gocompat.merge import copy_json
 from renderer.graph.gohash import WorkerTemplate, resolve_runtime_version_for_hash, worker_hash
 from renderer.objects import companions
 from renderer.objects.component import render_component
@@ -114,9 +113,10 @@ def _reused_pod_template(admitted: AdmittedTemplates, component: Component, obj:
     relabelled = {**placeholder_raw, "metadata": {**placeholder_raw["metadata"], "labels": {**labels, consts.LABEL_WORKER_HASH: hash_value}}}
     if _json_text(relabelled) != _json_text(raw):
         return None
-    out = copy_json(placeholder_admitted)
-    out["metadata"]["labels"][consts.LABEL_WORKER_HASH] = hash_value
-    return out
+    # The hash pass's DCDs are dropped once the hash is known: its admitted template is handed on,
+    # with new maps on the way to the relabelled value only.
+    metadata = placeholder_admitted["metadata"]
+    return {**placeholder_admitted, "metadata": {**metadata, "labels": {**admitted_labels, consts.LABEL_WORKER_HASH: hash_value}}}
 
 
 def _json_text(value: dict[str, Any]) -> str | None:
