@@ -180,7 +180,7 @@ def _mount_references(spec: Any, prefix: str) -> list[Result]:
                 results.append(Result(message, field=f"{where}.volumeMounts[{position}].mountPath", code=Code.API_SERVER))
             resources = container.get("resources")
             claims: list[Any] = (resources.get("claims") if isinstance(resources, dict) else None) or []
-            for position, key in _repeats(claims, _claim_key):
+            for position, _key in _repeats(claims, _claim_key):
                 message = f"duplicate value {objectmeta.show(str(claims[position].get('name')))}"
                 results.append(Result(message, field=f"{where}.resources.claims[{position}]", code=Code.API_SERVER))
             for position, mount in enumerate(container.get("volumeMounts") or []):
