@@ -362,14 +362,15 @@ def app_documents(
 ) -> tuple[list[Document], list[Result], dict[str, str]]:
     """Every document ``paths`` hold for a render: raw files first, in argument order, then each app's build.
 
-    Also returns the source texts of built objects (display name -> text), for line numbers.
+    Also returns the text of every file the documents are named by (display name -> text): the
+    raw files and stdin as read, and the source files of built objects, for line numbers.
     """
     sources, apps, results = read_paths(paths, env, show, raw=raw, skip=skip)
     documents, problems = load_sources(sources)
     results.extend(problems)
     builds, problems = build_apps(apps, env, show)
     results.extend(problems)
-    texts: dict[str, str] = {}
+    texts = {source.name: source.text for source in sources}
     for built in builds:
         documents.extend(built.documents)
         texts.update(built.texts)

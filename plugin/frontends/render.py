@@ -24,12 +24,18 @@ from renderer.bundle import Item, stream_bundle
 from renderer.results import Result, Severity
 
 
-def report(results: Sequence[Result], stream: TextIO, verbose: bool = False) -> None:
-    """One line per problem; info notes only when verbose."""
-    for result in results:
-        if result.severity is Severity.INFO and not verbose:
-            continue
-        stream.write(result.line() + "\n")
+def report(results: Sequence[Result], stream: TextIO, verbose: bool = False, texts: Mapping[str, str] | None = None) -> None:
+    """One line per problem; info notes only when verbose.
+
+    A result in a file whose text is in ``texts`` is placed at its line (``file:LINE:``), any
+    other by its document (``file (doc N):``).
+    """
+    shown = [r for r in results if verbose or r.severity is not Severity.INFO]
+    if not shown:
+        return
+    from plugin.yamlio.lines import format_results  # only a run with something to say composes nodes
+
+    stream.writelines(line + "\n" for line in format_results(shown, texts or {}))
 
 
 def run(
@@ -64,10 +70,11 @@ def run(
             discovered.append(StateLayer(LIVE_SOURCE, api_versions=served))
     settings, problems = settings_from_args(common, more, discovered)
     results.extend(problems)
-    documents, problems = load_manifests(paths, settings, raw=common.raw)
+    texts: dict[str, str] = {}
+    documents, problems = load_manifests(paths, settings, raw=common.raw, texts=texts)
     results.extend(problems)
     if settings is None or any(r.is_error for r in results):
-        report(results, stderr, verbose)
+        report(results, stderr, verbose, texts)
         return 1
     layers = list(settings.cluster_layers)
     if cluster is not None:
@@ -75,7 +82,7 @@ def run(
         results.extend(problems)
         layers.append(layer)
         if any(r.is_error for r in results):
-            report(results, stderr, verbose)
+            report(results, stderr, verbose, texts)
             return 1
     # Each object is serialised as soon as it is rendered and then dropped; the text waits in a
     # buffer until the run is known to have succeeded (nothing on stdout on any error).
@@ -110,7 +117,7 @@ def run(
             results.append(too_many_rendered(MAX_RENDERED_OBJECTS))
         results.extend(rendered_results)
         results = settings.settings.strict_results(results)
-        report(results, stderr, verbose)
+        report(results, stderr, verbose, texts)
         if any(r.is_error for r in results):
             return 1
         buffer.copy_to(stdout)

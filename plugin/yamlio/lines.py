@@ -12,14 +12,13 @@ Field paths are the renderer's JSON-path strings: ``spec.podTemplate.spec.contai
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from renderer.records import replace
+from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
 import yaml
 
 from plugin.yamlio.codec import Loader
-from renderer.results import ResourceRef, Result, Severity, one_line
+from renderer.results import ResourceRef, Result, Severity
 
 
 class LineIndex:
@@ -57,8 +56,10 @@ class LineIndex:
         first document holding that resource. Then the field path is followed as far as it goes.
         """
         if result.resource is None and not result.field:
-            # a problem with the file itself: where the YAML breaks, if it does
-            return self.error_line
+            # a problem with the file itself: where the YAML breaks, if it does; else where the
+            # document it names starts
+            if result.index is None or result.index >= len(self.documents):
+                return self.error_line
         node = self._object_node(result)
         if node is None:
             return None
@@ -214,19 +215,20 @@ def _bracket_step(current: Any, token: str) -> tuple[Any, Any] | None:
 
 
 def with_line(result: Result, index: LineIndex | None) -> str:
-    """``file:line: [severity] Kind/name field: message`` (``file:`` alone when no line is known)."""
-    line = index.line(result) if index is not None else None
-    body = replace(result, file="", index=None).line()
-    if not result.file:
-        return body
-    # a line break in a file name must not split the problem line
-    file = one_line(result.file)
+    """``file:LINE: [severity] Kind/name field: message``; ``file (doc N):`` when no line is known.
+
+    The line is 1-based: the line of the field the result names (as far as the document holds
+    its path), else where its document starts. Without the file's text, or where the text does
+    not hold the document, the renderer's own ``file (doc N)`` form is kept: a bare
+    ``file:N`` would read as a line.
+    """
+    line = index.line(result) if index is not None and result.file else None
     if line is None:
-        return f"{file}: {body}"
-    return f"{file}:{line}: {body}"
+        return result.line()
+    return result.line_at(f"{result.file}:{line}")
 
 
-def format_results(results: Sequence[Result], texts: dict[str, str]) -> list[str]:
+def format_results(results: Sequence[Result], texts: Mapping[str, str]) -> list[str]:
     """One line per result; each file named by a result is composed at most once."""
     indexes: dict[str, LineIndex] = {}
     lines: list[str] = []
@@ -240,7 +242,7 @@ def format_results(results: Sequence[Result], texts: dict[str, str]) -> list[str
     return lines
 
 
-def report(results: Sequence[Result], texts: dict[str, str], stream: TextIO, verbose: bool) -> None:
+def report(results: Sequence[Result], texts: Mapping[str, str], stream: TextIO, verbose: bool) -> None:
     """Print one line per problem; file-less notes (assumed defaults) once, and only when verbose."""
     shown: list[Result] = []
     seen: set[Result] = set()
