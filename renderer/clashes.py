@@ -71,14 +71,14 @@ class Origin:
     index: int | None = None
 
     def describe(self) -> str:
-        """``DynamoComponentDeployment/a (deploy/a.yaml:0)``, for messages."""
+        """``DynamoComponentDeployment/a (deploy/a.yaml, doc 0)``, for messages (never ``file:N``, which reads as a line)."""
         ref = self.source
         where = f"{ref.kind or '<unknown kind>'}/{ref.namespace + '/' if ref.namespace else ''}{ref.name or '<unnamed>'}"
         if self.file:
-            location = self.file if self.index is None else f"{self.file}:{self.index}"
+            location = self.file if self.index is None else f"{self.file}, doc {self.index}"
             return f"{where} ({location})"
         if self.index is not None:
-            return f"{where} (document {self.index})"
+            return f"{where} (doc {self.index})"
         return where
 
 

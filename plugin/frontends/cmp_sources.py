@@ -115,17 +115,22 @@ def helm_chart_note(tree: Tree, chart: str) -> Result:
     )
 
 
-def collect_documents(tree: Tree, skip: Collection[str], env: Mapping[str, str]) -> tuple[list[Document], list[Result], str]:
+def collect_documents(
+    tree: Tree, skip: Collection[str], env: Mapping[str, str], texts: dict[str, str] | None = None
+) -> tuple[list[Document], list[Result], str]:
     """The app folder's documents, its problems, and a few words on what was read (``plugin.app_reader``).
 
     A folder holding a Helm chart (``Chart.yaml``) is refused with one line per chart: its
-    templates are not manifests, and reading them would only give YAML errors.
+    templates are not manifests, and reading them would only give YAML errors. ``texts``, when
+    given, is filled with the text of every file the documents are named by, for line numbers.
     """
+    texts = {} if texts is None else texts
     if os.path.isfile(os.path.join(tree.app, "Chart.yaml")):
         return [], [helm_chart_note(tree, tree.app)], "a Helm chart"
     kustomization = find_kustomization(tree.app)
     if kustomization is not None:
         built = kustomize_build(tree.app, kustomization, env, tree.display)
+        texts.update(built.texts)
         return built.documents, built.results, f"kustomize build of {tree.display(kustomization)} gave {len(built.documents)} objects"
     found: list[tuple[str, str]] = []
     files, results = walk_manifests(tree.app, confine_to=tree.root, skip=skip, apps=found)
@@ -136,6 +141,7 @@ def collect_documents(tree: Tree, skip: Collection[str], env: Mapping[str, str])
     results.extend(notes)
     sources, problems = read_files(files)
     results.extend(problems)
+    texts.update((source.name, source.text) for source in sources)
     documents, problems = load_sources(sources)
     results.extend(problems)
     documents, problems = drop_non_manifests(documents)
@@ -144,6 +150,7 @@ def collect_documents(tree: Tree, skip: Collection[str], env: Mapping[str, str])
     results.extend(problems)
     for built in builds:
         documents.extend(built.documents)
+        texts.update(built.texts)
     described = f"found {len(files)} manifest files" + (f" and {len(apps)} kustomize apps" if apps else "")
     return documents, results, described
 

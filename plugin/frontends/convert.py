@@ -21,7 +21,7 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from renderer.records import dataclass
 from typing import Any, TextIO
 
@@ -95,9 +95,11 @@ def convert_object(
     return converted
 
 
-def report(results: Sequence[Result], stream: TextIO) -> None:
-    for result in results:
-        stream.write(result.line() + "\n")
+def report(results: Sequence[Result], stream: TextIO, texts: Mapping[str, str] | None = None) -> None:
+    """One line per result: ``file:LINE:`` where the file's text is in ``texts``, else ``file (doc N):``."""
+    from plugin.yamlio.lines import format_results
+
+    stream.writelines(line + "\n" for line in format_results(results, texts or {}))
 
 
 # ---------------------------------------------------------------------------
@@ -124,10 +126,11 @@ def run_stream(paths: Sequence[str], output: str, stdout: TextIO, stderr: TextIO
                 results.append(_patch_refused(patches[os.path.realpath(source.name)], doc.file, doc.index))
                 continue
             objects.append(convert_object(doc.obj, doc.file, doc.index, results, _context(values, doc.index), as_stored))
+    texts = {source.name: source.text for source in sources}
     if any(r.is_error for r in results):
-        report(results, stderr)
+        report(results, stderr, texts)
         return 1
-    report(results, stderr)
+    report(results, stderr, texts)
     if output == "json":
         stdout.write("".join(json_line(obj) for obj in objects))
     else:
@@ -431,10 +434,11 @@ def run_in_place(paths: Sequence[str], stderr: TextIO, as_stored: bool = False, 
         for file, _ in rewrites:
             if _stamp(os.stat(file.real)) != file.stamp:
                 results.append(Result("changed on disk during the run; nothing was written", file=file.name, code=Code.INPUT))
+    texts = {file.name: file.text for file in files}
     if any(r.is_error for r in results):
-        report(results, stderr)
+        report(results, stderr, texts)
         return 1
-    report(results, stderr)
+    report(results, stderr, texts)
     for file, data in rewrites:
         try:
             _write(file, data)

@@ -26,7 +26,7 @@ import os
 import subprocess
 import tarfile
 import tempfile
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from renderer.records import dataclass, replace
 from typing import Any, TextIO
 
@@ -108,10 +108,11 @@ def run(
             old_side = Side("old", tuple(old))
         # A file either side's settings name is configuration on both sides, never a manifest.
         named = _work_tree_names(settings, renames) | _work_tree_names(before_settings, renames)
-        (before, sources_before), problems_before = render_side(old_side, before_settings, common.raw, named)
-        (after, sources_after), problems_after = render_side(Side("new", tuple(new)), settings, common.raw, named)
+        texts: dict[str, str] = {}
+        (before, sources_before), problems_before = render_side(old_side, before_settings, common.raw, named, texts)
+        (after, sources_after), problems_after = render_side(Side("new", tuple(new)), settings, common.raw, named, texts)
     problems = problems_before + problems_after
-    _report(problems, stderr)
+    _report(problems, stderr, texts)
     if before is None or after is None:
         return 1
     impact = compare(before, after, sources_before, sources_after, default_namespace=settings.namespace)
@@ -139,13 +140,15 @@ def missing_kustomize(paths: Sequence[str], raw: bool) -> Result | None:
 
 
 def render_side(
-    side: Side, settings: Settings, raw: bool = False, named: Collection[str] | None = None
+    side: Side, settings: Settings, raw: bool = False, named: Collection[str] | None = None,
+    texts: dict[str, str] | None = None,
 ) -> tuple[tuple[list[dict[str, Any]] | None, dict[Identity, str]], list[Result]]:
     """Every object the render command would print for ``side`` (None when any error), and its sources.
 
     An object's source names the DCD or DGD it was rendered from (or the object itself when it
     passed through) with its file and document index, as ``Kind/namespace/name (file:index)``.
     ``named`` are the work-tree files that are configuration (default: those ``settings`` name).
+    ``texts``, when given, is filled with the text of each file read, named as in problem lines.
     """
     results: list[Result] = []
     claims = Identities(settings.namespace)
@@ -155,8 +158,11 @@ def render_side(
         # The settings name work-tree files; the base revision's copies of them are configuration too.
         top, root = os.path.realpath(side.top), os.path.join(os.path.realpath(side.rename[0]), "")
         skip = settings_files(settings, [root + os.path.relpath(p, top) for p in named if is_within(p, top)])
-    documents, problems = load_manifests(side.paths, settings, skip, raw=raw)
+    read: dict[str, str] = {}
+    documents, problems = load_manifests(side.paths, settings, skip, raw=raw, texts=read)
     results.extend(problems)
+    if texts is not None:
+        texts.update((_display(file, side), text) for file, text in read.items())
     if not any(r.is_error for r in results):
         rendered = render_bundle(
             (Item(doc.obj, doc.file, doc.index) for doc in documents),
@@ -420,10 +426,12 @@ def _relabel(result: Result, side: Side) -> Result:
     return replace(result, file=_display(result.file, side)) if result.file else result
 
 
-def _report(results: Sequence[Result], stream: TextIO) -> None:
-    for result in results:
-        if result.severity is not Severity.INFO:
-            stream.write(result.line() + "\n")
+def _report(results: Sequence[Result], stream: TextIO, texts: Mapping[str, str] | None = None) -> None:
+    """One line per problem (notes left out): ``file:LINE:`` where the file's text is in ``texts``."""
+    from plugin.yamlio.lines import format_results
+
+    shown = [r for r in results if r.severity is not Severity.INFO]
+    stream.writelines(line + "\n" for line in format_results(shown, texts or {}))
 
 
 _VERBS = {

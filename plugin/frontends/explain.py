@@ -648,13 +648,14 @@ def run(
         stderr.write(f"error: --object wants KIND/NAME or KIND/NAMESPACE/NAME (got {target!r})\n")
         return 2
     settings, problems = settings_from_args(common)
-    documents, more = load_manifests(paths, settings)
+    texts: dict[str, str] = {}
+    documents, more = load_manifests(paths, settings, texts=texts)
     problems += more
     if settings is None or any(r.is_error for r in problems):
-        report(problems, stderr, common.verbose)
+        report(problems, stderr, common.verbose, texts)
         return 1
     explained, results = explain(documents, settings, wanted, field, common.operator_config)
-    report(results, stderr, common.verbose)
+    report(results, stderr, common.verbose, texts)
     if explained is None:
         return 1
     obj, entries = explained

@@ -57,7 +57,7 @@ def _where(item: InputItem) -> str:
     if not item.path:
         return "the input"
     where = f"{item.package}/{item.path}" if item.package else item.path
-    return f"{where}:{item.index}" if item.index is not None else where
+    return f"{where} (doc {item.index})" if item.index is not None else where
 
 
 def place(

@@ -214,8 +214,8 @@ def _bracket_step(current: Any, token: str) -> tuple[Any, Any] | None:
     return _get(current, token)
 
 
-def with_line(result: Result, index: LineIndex | None) -> str:
-    """``file:LINE: [severity] Kind/name field: message``; ``file (doc N):`` when no line is known.
+def place(result: Result, index: LineIndex | None) -> str:
+    """Where a result is: ``file:LINE`` when the line is known, else ``file (doc N)``, ``file`` or nothing.
 
     The line is 1-based: the line of the field the result names (as far as the document holds
     its path), else where its document starts. Without the file's text, or where the text does
@@ -223,23 +223,31 @@ def with_line(result: Result, index: LineIndex | None) -> str:
     ``file:N`` would read as a line.
     """
     line = index.line(result) if index is not None and result.file else None
-    if line is None:
-        return result.line()
-    return result.line_at(f"{result.file}:{line}")
+    return result.place() if line is None else f"{result.file}:{line}"
 
 
-def format_results(results: Sequence[Result], texts: Mapping[str, str]) -> list[str]:
-    """One line per result; each file named by a result is composed at most once."""
+def with_line(result: Result, index: LineIndex | None) -> str:
+    """``file:LINE: [severity] Kind/name field: message``; ``file (doc N):`` when no line is known."""
+    return result.line_at(place(result, index))
+
+
+def places(results: Sequence[Result], texts: Mapping[str, str]) -> list[str]:
+    """``place`` of each result; each file named by a result is composed at most once."""
     indexes: dict[str, LineIndex] = {}
-    lines: list[str] = []
+    out: list[str] = []
     for result in results:
         index: LineIndex | None = None
         if result.file in texts:
             index = indexes.get(result.file)
             if index is None:
                 index = indexes[result.file] = LineIndex(texts[result.file])
-        lines.append(with_line(result, index))
-    return lines
+        out.append(place(result, index))
+    return out
+
+
+def format_results(results: Sequence[Result], texts: Mapping[str, str]) -> list[str]:
+    """One line per result (``with_line``); each file named by a result is composed at most once."""
+    return [result.line_at(where) for result, where in zip(results, places(results, texts))]
 
 
 def report(results: Sequence[Result], texts: Mapping[str, str], stream: TextIO, verbose: bool) -> None:
