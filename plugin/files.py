@@ -12,7 +12,7 @@ import os
 import stat
 import sys
 from typing import Any
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from renderer.records import dataclass, field
 
 from plugin.yamlio.codec import Document, load_documents
@@ -400,6 +400,45 @@ def read_sources(
 def _read_named(path: str, name: str, confine_to: str | None, special_ok: bool) -> tuple[bytes | None, str, list[Result]]:
     data, problems = read_bytes(path, name, confine_to, special_ok)
     return data, name, problems
+
+
+class TextsOrDisk(Mapping[str, str]):
+    """The texts a run read, by display name; a file a result names that the run did not keep is read again.
+
+    Why: problem lines give a file's line only where its text is known (``plugin.yamlio.lines``),
+    and the settings files (``--config``, ``--operator-config``, a cluster-state file) are read
+    where the settings are resolved, apart from the manifests. A name is read again at most once,
+    as a regular file under ``base`` (where display names are relative to), confined to
+    ``confine_to`` when given; stdin and anything unreadable simply have no text.
+    """
+
+    def __init__(self, texts: Mapping[str, str], base: str = "", confine_to: str | None = None) -> None:
+        self._texts = texts
+        self._base = base
+        self._confine_to = confine_to
+        self._again: dict[str, str | None] = {}
+
+    def __getitem__(self, name: str) -> str:
+        if name in self._texts:
+            return self._texts[name]
+        if name not in self._again:
+            self._again[name] = self._read(name)
+        text = self._again[name]
+        if text is None:
+            raise KeyError(name)
+        return text
+
+    def _read(self, name: str) -> str | None:
+        if not name or name in ("-", "<stdin>"):
+            return None
+        data, problems = read_bytes(os.path.join(self._base, name), name, self._confine_to)
+        return decode(data, name)[0] if data is not None and not problems else None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)
 
 
 def load_sources(sources: Iterable[Source], budget: ObjectBudget | None = None) -> tuple[list[Document], list[Result]]:

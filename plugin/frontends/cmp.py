@@ -42,7 +42,7 @@ from renderer.records import dataclass, replace
 from types import FrameType
 from typing import Any, TextIO
 
-from plugin.files import MAX_RENDERED_OBJECTS, PathPolicy, is_local_config, too_many_rendered
+from plugin.files import MAX_RENDERED_OBJECTS, PathPolicy, TextsOrDisk, is_local_config, too_many_rendered
 from plugin.frontends.cmp_sources import (
     Tree,
     collect_documents,
@@ -229,7 +229,7 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
     """Render the app folder ``cwd``; objects on stdout, or nothing and a report on stderr."""
     tree, options, plan, results = _plan_for(cwd, env)
     if plan is None or any(r.is_error for r in results):
-        return _fail(results, env, stderr)
+        return _fail(results, env, stderr, TextsOrDisk({}, tree.root, tree.root))
 
     texts: dict[str, str] = {}
     documents, problems, described = collect_documents(tree, plan.skip, env, texts)
@@ -271,9 +271,9 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
     if plan.settings.config.namespace_shared is None:
         results = [replace(r, severity=Severity.WARNING) if r.code is Code.NAMESPACE_SHARED else r for r in results]
     if any(r.is_error for r in results):
-        return _fail(results, env, stderr, texts)
+        return _fail(results, env, stderr, TextsOrDisk(texts, tree.root, tree.root))
     # On success Argo CD shows stderr nowhere but the sidecar's log (info level).
-    notes = format_results(results, texts)
+    notes = format_results(results, TextsOrDisk(texts, tree.root, tree.root))
     stderr.writelines(line + "\n" for line in notes[:MAX_REPORT_LINES])
     if len(notes) > MAX_REPORT_LINES:
         stderr.write(f"... and {len(notes) - MAX_REPORT_LINES} more\n")
@@ -321,7 +321,7 @@ def _fail(results: Sequence[Result], env: Mapping[str, str], stderr: TextIO, tex
     where = f" for application {app}" if app else ""
     count = f"{len(errors)} error" + ("s" if len(errors) != 1 else "")
     stderr.write(f"dynamo-render: {count}{where}, nothing rendered\n")
-    lines = format_results(errors + warnings, texts or {})
+    lines = format_results(errors + warnings, texts if texts is not None else {})
     stderr.writelines(line + "\n" for line in lines[:MAX_REPORT_LINES])
     if len(lines) > MAX_REPORT_LINES:
         stderr.write(f"... and {len(lines) - MAX_REPORT_LINES} more\n")
@@ -352,7 +352,8 @@ def parameters(cwd: str, env: Mapping[str, str], stdout: TextIO) -> int:
         results.extend(problems)
         resources = [doc for doc in documents if is_dcd(doc.obj) or is_dgd(doc.obj)]
         # each named by the line its document starts at: ``Kind/name (file:LINE)``
-        where = places([Result("", resource=ResourceRef.of(d.obj), file=d.file, index=d.index) for d in resources], texts)
+        stubs = [Result("", resource=ResourceRef.of(d.obj), file=d.file, index=d.index, code=Code.NOTE) for d in resources]
+        where = places(stubs, TextsOrDisk(texts, tree.root, tree.root))
         found = [f"{ResourceRef.of(d.obj).short()} ({w})" for d, w in zip(resources, where)]
 
     effective: dict[str, str] = {}
@@ -388,7 +389,7 @@ def parameters(cwd: str, env: Mapping[str, str], stdout: TextIO) -> int:
             "map": effective,
         },
     ]
-    problem_lines = format_results([r for r in results if r.severity is not Severity.INFO], texts)
+    problem_lines = format_results([r for r in results if r.severity is not Severity.INFO], TextsOrDisk(texts, tree.root, tree.root))
     if problem_lines:
         out.append({
             "name": INFO_PROBLEMS,

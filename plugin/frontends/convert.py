@@ -96,10 +96,11 @@ def convert_object(
 
 
 def report(results: Sequence[Result], stream: TextIO, texts: Mapping[str, str] | None = None) -> None:
-    """One line per result: ``file:LINE:`` where the file's text is in ``texts``, else ``file (doc N):``."""
+    """One line per result: ``file:LINE:`` where the file's text is in ``texts`` or can be read again, else ``file (doc N):``."""
+    from plugin.files import TextsOrDisk
     from plugin.yamlio.lines import format_results
 
-    stream.writelines(line + "\n" for line in format_results(results, texts or {}))
+    stream.writelines(line + "\n" for line in format_results(results, TextsOrDisk(texts or {})))
 
 
 # ---------------------------------------------------------------------------

@@ -427,11 +427,12 @@ def _relabel(result: Result, side: Side) -> Result:
 
 
 def _report(results: Sequence[Result], stream: TextIO, texts: Mapping[str, str] | None = None) -> None:
-    """One line per problem (notes left out): ``file:LINE:`` where the file's text is in ``texts``."""
+    """One line per problem (notes left out): ``file:LINE:`` where the file's text is in ``texts`` or can be read again."""
+    from plugin.files import TextsOrDisk
     from plugin.yamlio.lines import format_results
 
     shown = [r for r in results if r.severity is not Severity.INFO]
-    stream.writelines(line + "\n" for line in format_results(shown, texts or {}))
+    stream.writelines(line + "\n" for line in format_results(shown, TextsOrDisk(texts or {})))
 
 
 _VERBS = {

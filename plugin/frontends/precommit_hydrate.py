@@ -50,7 +50,7 @@ from typing import Any, TextIO
 
 from plugin.app_reader import build_apps, find_kustomization, show_from, split_apps
 from plugin.files import (
-    MAX_RENDERED_OBJECTS, ObjectBudget, Source, too_many_rendered, manifest_files, read_bytes, read_sources, walk_manifests,
+    MAX_RENDERED_OBJECTS, ObjectBudget, Source, TextsOrDisk, too_many_rendered, manifest_files, read_bytes, read_sources, walk_manifests,
 )
 from plugin.options import CommonOptions
 from plugin.settings import Settings, settings_from_args
@@ -652,13 +652,13 @@ def run(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: b
         return 1
     settings, results = settings_from_args(args, {"keep-sources": keep_sources or None})
     if settings is None:
-        report(results, {}, stdout, args.verbose)
+        report(results, TextsOrDisk({}), stdout, args.verbose)
         return 1
     tracked: set[str] | None = None
     if tracked_only:
         tracked, problems = tracked_files([source, output])
         if tracked is None:
-            report(problems, {}, stdout, args.verbose)
+            report(problems, TextsOrDisk({}), stdout, args.verbose)
             return 1
     # SOURCE is read by the app reader: a folder holding a kustomization is built, never read raw.
     show = show_from(os.getcwd())
@@ -679,7 +679,7 @@ def run(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: b
     for built in builds:
         hydrated.texts.update(built.texts)
     results.extend(hydrated.results)
-    report(results, hydrated.texts, stdout, args.verbose)
+    report(results, TextsOrDisk(hydrated.texts), stdout, args.verbose)
     if any(r.is_error for r in results):
         return 1
 
@@ -690,7 +690,7 @@ def run(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: b
         problems = refusals(changes, output, source)
         if not problems:
             problems = apply(changes, output, stdout)
-        report(problems, {}, stdout, args.verbose)
+        report(problems, TextsOrDisk({}), stdout, args.verbose)
         return 1
     documents = print_diffs(changes, stdout)
     stdout.write(

@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from plugin.app_reader import PLAIN, Role, role_of
-from plugin.files import ObjectBudget, Source, read_sources
+from plugin.files import ObjectBudget, Source, TextsOrDisk, read_sources
 from plugin.yamlio.codec import Document
 from plugin.options import CommonOptions
 from plugin.yamlio.lines import report
@@ -240,7 +240,7 @@ def run(filenames: Sequence[str], args: CommonOptions, stdout: TextIO, env: Mapp
             results.extend(problems)
     if roles:
         results.extend(validate_kustomize_files(roles, args, texts, os.environ if env is None else env))
-    report(results, texts, stdout, args.verbose)
+    report(results, TextsOrDisk(texts), stdout, args.verbose)
     return 1 if any(r.is_error for r in results) else 0
 
 

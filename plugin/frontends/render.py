@@ -27,15 +27,16 @@ from renderer.results import Result, Severity
 def report(results: Sequence[Result], stream: TextIO, verbose: bool = False, texts: Mapping[str, str] | None = None) -> None:
     """One line per problem; info notes only when verbose.
 
-    A result in a file whose text is in ``texts`` is placed at its line (``file:LINE:``), any
-    other by its document (``file (doc N):``).
+    A result in a file whose text is in ``texts`` (or that can be read again: a settings file)
+    is placed at its line (``file:LINE:``), any other by its document (``file (doc N):``).
     """
     shown = [r for r in results if verbose or r.severity is not Severity.INFO]
     if not shown:
         return
+    from plugin.files import TextsOrDisk
     from plugin.yamlio.lines import format_results  # only a run with something to say composes nodes
 
-    stream.writelines(line + "\n" for line in format_results(shown, texts or {}))
+    stream.writelines(line + "\n" for line in format_results(shown, TextsOrDisk(texts or {})))
 
 
 def run(

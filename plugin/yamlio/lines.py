@@ -58,7 +58,7 @@ class LineIndex:
         if result.resource is None and not result.field:
             # a problem with the file itself: where the YAML breaks, if it does; else where the
             # document it names starts
-            if result.index is None or result.index >= len(self.documents):
+            if result.index is None or self.error_line is not None:
                 return self.error_line
         node = self._object_node(result)
         if node is None:
