@@ -32,11 +32,12 @@ from typing import Any, TextIO
 
 from plugin.impact import WORKLOAD_KINDS, ADDED, CHANGED, REMOVED, REPLACED, ROLLED, SCALED, Change, Impact, compare, identity
 from plugin.options import CommonOptions
-from plugin.files import KUSTOMIZATION_FILES, is_within
+from plugin.files import KUSTOMIZATION_FILES, TextsOrDisk, is_within
 from plugin.settings import Settings, is_settings_document, load_manifests, settings_files, settings_from_args
 from plugin.yamlio.codec import load_documents
 from renderer.bundle import Item, render_bundle
-from renderer.clashes import Identities, Identity
+from plugin.yamlio.lines import format_results, places
+from renderer.clashes import Identities, Identity, Origin
 from renderer.results import Code, Result, Severity
 
 FORMATS = ("text", "json", "markdown")
@@ -161,8 +162,9 @@ def render_side(
     read: dict[str, str] = {}
     documents, problems = load_manifests(side.paths, settings, skip, raw=raw, texts=read)
     results.extend(problems)
+    shown = {_display(file, side): text for file, text in read.items()}
     if texts is not None:
-        texts.update((_display(file, side), text) for file, text in read.items())
+        texts.update(shown)
     if not any(r.is_error for r in results):
         rendered = render_bundle(
             (Item(doc.obj, doc.file, doc.index) for doc in documents),
@@ -176,11 +178,15 @@ def render_side(
     results = [_relabel(r, side) for r in results]
     if any(r.is_error for r in results):
         return (None, {}), results
-    origins: dict[Identity, str] = {}
+    # Each object's source, placed at the line its document starts where the file's text is known.
+    found: list[tuple[Identity, Origin]] = []
     for obj in rendered.objects:
         origin = claims.origin_of(obj)
         if origin is not None:
-            origins[identity(obj, settings.namespace)] = replace(origin, file=_display(origin.file, side)).describe()
+            found.append((identity(obj, settings.namespace), replace(origin, file=_display(origin.file, side))))
+    stubs = [Result("", resource=o.source, file=o.file, index=o.index, code=Code.NOTE) for _, o in found]
+    where = places(stubs, shown)
+    origins = {key: o.describe() if w == stub.place() else f"{o.label()} ({w})" for (key, o), stub, w in zip(found, stubs, where)}
     return (rendered.objects, origins), results
 
 
@@ -428,9 +434,6 @@ def _relabel(result: Result, side: Side) -> Result:
 
 def _report(results: Sequence[Result], stream: TextIO, texts: Mapping[str, str] | None = None) -> None:
     """One line per problem (notes left out): ``file:LINE:`` where the file's text is in ``texts`` or can be read again."""
-    from plugin.files import TextsOrDisk
-    from plugin.yamlio.lines import format_results
-
     shown = [r for r in results if r.severity is not Severity.INFO]
     stream.writelines(line + "\n" for line in format_results(shown, TextsOrDisk(texts or {})))
 
