@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from plugin.files import (
+    HELM_CHART_FILE,
     KUSTOMIZATION_FILES,
     find_kustomization as find_kustomization,
     MAX_OBJECTS,
@@ -296,6 +297,33 @@ def _index_in(real: str, obj: Any, cache: dict[str, list[Any]], texts: dict[str,
 # Reading paths
 
 
+def helm_chart_error(chart: str, chart_file: str, severity: Severity = Severity.ERROR) -> Result:
+    """A Helm chart reached a reader: one line saying so, instead of its templates' YAML errors.
+
+    ``chart`` names the folder as the user knows it (the Argo CD plugin says "the application
+    folder" for its own), ``chart_file`` its ``Chart.yaml`` as shown in problem lines.
+    """
+    return Result(
+        f"{chart} is a Helm chart (Chart.yaml): dynamo-render does not run Helm; render the chart first and pipe it in "
+        "(helm template RELEASE CHART | dynamo-render render -), in a CI step or a plugin that runs both",
+        severity=severity, file=chart_file, code=Code.INPUT,
+    )
+
+
+def enclosing_chart(path: str, stop: str) -> str | None:
+    """The nearest folder holding a ``Chart.yaml``, from the file's folder up to ``stop``; None outside any chart."""
+    folder = os.path.dirname(os.path.abspath(path))
+    stop = os.path.abspath(stop)
+    if not (folder == stop or folder.startswith(stop.rstrip(os.sep) + os.sep)):
+        return None
+    while True:
+        if os.path.isfile(os.path.join(folder, HELM_CHART_FILE)):
+            return folder
+        if folder == stop or os.path.dirname(folder) == folder:
+            return None
+        folder = os.path.dirname(folder)
+
+
 def split_apps(found: Sequence[tuple[str, str]], show: Show) -> tuple[list[tuple[str, str]], list[Result]]:
     """The folders holding a kustomization found in a walk: the apps to build; Components left out with a note."""
     apps: list[tuple[str, str]] = []
@@ -352,8 +380,11 @@ def read_paths(
         else:
             plain.append(path)
     found: list[tuple[str, str]] | None = None if raw else []
-    sources, results = read_sources(plain, skip=skip, apps=found)
+    charts: list[str] = []
+    sources, results = read_sources(plain, skip=skip, apps=found, charts=charts)
     more, notes = split_apps(found or [], show)
+    # a Helm chart's templates are not manifests: one line per chart (also with --no-kustomize)
+    notes.extend(helm_chart_error(show(chart), show(os.path.join(chart, HELM_CHART_FILE))) for chart in charts)
     return sources, apps + more, results + notes
 
 

@@ -154,7 +154,8 @@ def read_text(
 
 
 def walk_manifests(
-    root: str, confine_to: str | None = None, skip: Collection[str] = (), apps: list[tuple[str, str]] | None = None
+    root: str, confine_to: str | None = None, skip: Collection[str] = (), apps: list[tuple[str, str]] | None = None,
+    charts: list[str] | None = None,
 ) -> tuple[list[tuple[str, str]], list[Result]]:
     """``(real path, display name)`` of every manifest file under ``root``, with every problem.
 
@@ -169,6 +170,10 @@ def walk_manifests(
     With ``apps`` (a list to fill), a sub-folder holding a kustomization file is not walked:
     ``(folder, kustomization file)`` is appended to it instead, as reached from ``root``, for
     the app reader to build (``plugin.app_reader``).
+
+    With ``charts`` (a list to fill), a folder holding a Helm chart (``Chart.yaml``), ``root``
+    included, is not walked either: its path as reached from ``root`` is appended (its
+    templates are not manifests; ``plugin.app_reader.helm_chart_error`` says so in one line).
     """
     found: list[tuple[str, str]] = []
     results: list[Result] = []
@@ -186,6 +191,9 @@ def walk_manifests(
         if real_dir in visited:
             continue
         visited.add(real_dir)
+        if charts is not None and os.path.isfile(os.path.join(lexical, HELM_CHART_FILE)):
+            charts.append(lexical)
+            continue
         try:
             names = sorted(os.listdir(lexical))
         except OSError as err:
@@ -218,6 +226,9 @@ def walk_manifests(
         stack.extend(reversed(subdirs))
     return found, results
 
+
+# The file that makes a folder a Helm chart.
+HELM_CHART_FILE = "Chart.yaml"
 
 # The names kustomize looks for, in its order (api/konfig/general.go RecognizedKustomizationFileNames).
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
@@ -346,7 +357,8 @@ def read_files(files: Iterable[tuple[str, str]]) -> tuple[list[Source], list[Res
 
 
 def read_sources(
-    paths: Iterable[str], confine_to: str | None = None, skip: Collection[str] = (), apps: list[tuple[str, str]] | None = None
+    paths: Iterable[str], confine_to: str | None = None, skip: Collection[str] = (), apps: list[tuple[str, str]] | None = None,
+    charts: list[str] | None = None,
 ) -> tuple[list[Source], list[Result]]:
     """Read every path (``-`` is stdin) into decoded sources, collecting every problem.
 
@@ -354,7 +366,8 @@ def read_sources(
     regular files, and those whose real path is in ``skip`` are passed over. With
     ``confine_to`` nothing outside that folder is read. The run reads at most
     ``MAX_INPUT_BYTES`` in total. With ``apps``, sub-folders holding a kustomization are
-    collected there instead of walked (``walk_manifests``).
+    collected there instead of walked, and with ``charts`` the folders holding a Helm chart
+    (``walk_manifests``).
     """
     sources: list[Source] = []
     results: list[Result] = []
@@ -388,7 +401,7 @@ def read_sources(
                 add(data, "<stdin>", [])
             continue
         if os.path.isdir(path):
-            files, problems = walk_manifests(path, confine_to=confine_to, skip=skip, apps=apps)
+            files, problems = walk_manifests(path, confine_to=confine_to, skip=skip, apps=apps, charts=charts)
             results.extend(problems)
             for real, name in files:
                 add(*_read_named(real, name, confine_to, special_ok=False))

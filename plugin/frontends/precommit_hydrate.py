@@ -48,9 +48,9 @@ from collections.abc import Sequence
 from renderer.records import dataclass
 from typing import Any, TextIO
 
-from plugin.app_reader import build_apps, find_kustomization, show_from, split_apps
+from plugin.app_reader import build_apps, find_kustomization, helm_chart_error, show_from, split_apps
 from plugin.files import (
-    MAX_RENDERED_OBJECTS, ObjectBudget, Source, TextsOrDisk, too_many_rendered, manifest_files, read_bytes, read_sources, walk_manifests,
+    HELM_CHART_FILE, MAX_RENDERED_OBJECTS, ObjectBudget, Source, TextsOrDisk, too_many_rendered, manifest_files, read_bytes, read_sources, walk_manifests,
 )
 from plugin.options import CommonOptions
 from plugin.settings import Settings, settings_from_args
@@ -628,14 +628,18 @@ def source_tree(source: str, raw: bool) -> tuple[list[str], list[tuple[str, str]
     """The manifest files under SOURCE to read as they are, and its folders holding a kustomization.
 
     SOURCE holding a kustomization is itself the one app; otherwise its sub-folders that hold
-    one are apps (``plugin.app_reader``). With ``raw`` every file is read as it is.
+    one are apps (``plugin.app_reader``). With ``raw`` every file is read as it is. A folder
+    holding a Helm chart is not read: one error says so (``plugin.app_reader.helm_chart_error``).
     """
     if not raw:
         kustomization = find_kustomization(source)
         if kustomization is not None:
             return [], [(source, kustomization)], []
     folders: list[tuple[str, str]] | None = None if raw else []
-    found, problems = walk_manifests(source, apps=folders)
+    charts: list[str] = []
+    found, problems = walk_manifests(source, apps=folders, charts=charts)
+    show = show_from(os.getcwd())
+    problems.extend(helm_chart_error(show(chart), show(os.path.join(chart, HELM_CHART_FILE))) for chart in charts)
     return [name for _, name in found], folders or [], problems
 
 

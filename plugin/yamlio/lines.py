@@ -53,13 +53,19 @@ class LineIndex:
 
         A result with a document index maps to that document (to the list item it names when
         the document is a ``kind: List``); one without an index but with a resource maps to the
-        first document holding that resource. Then the field path is followed as far as it goes.
+        first document holding that resource. Then the field path is followed as far as it goes:
+        without a field, the line is where the document starts. A result about the file itself
+        (no object, no field) is placed where the YAML breaks.
         """
         if result.resource is None and not result.field:
-            # a problem with the file itself: where the YAML breaks, if it does; else where the
-            # document it names starts
-            if result.index is None or self.error_line is not None:
+            # a problem with the file itself: where the YAML breaks, if it breaks in the document
+            # it names (or it names none); else where that document starts
+            if result.index is None or result.index >= len(self.documents):
                 return self.error_line
+            document = self.documents[result.index]
+            error = self.error_line
+            if error is not None and document.start_mark.line < error <= document.end_mark.line + 1:
+                return error
         node = self._object_node(result)
         if node is None:
             return None
