@@ -275,7 +275,11 @@ def _origin_of(obj: Any, strip: bool) -> tuple[Any, Any]:
 
 
 def _index_in(real: str, obj: Any, cache: dict[str, list[Any]], texts: dict[str, str], file: str) -> int:
-    """The document index of ``obj`` in its source file: the first of its kind and name, else of its kind, else 0."""
+    """The document index of ``obj`` in its source file: the first of its kind and name, else of its kind, else 0.
+
+    A name kustomize changed (``namePrefix``, ``nameSuffix``) still holds the source's name: of
+    the objects of that kind whose name it holds, the one with the longest name is taken.
+    """
     if real not in cache:
         data, _ = read_bytes(real, real)
         text, _ = decode(data, real) if data is not None else (None, [])
@@ -290,6 +294,12 @@ def _index_in(real: str, obj: Any, cache: dict[str, list[Any]], texts: dict[str,
     for candidate, index in same_kind:
         if (candidate.get("metadata") or {}).get("name") == name:
             return int(index)
+    held = [
+        (len(source), int(index)) for candidate, index in same_kind
+        if isinstance(source := (candidate.get("metadata") or {}).get("name"), str) and source and isinstance(name, str) and source in name
+    ]
+    if held:
+        return max(held, key=lambda entry: entry[0])[1]
     return int(same_kind[0][1]) if same_kind else 0
 
 

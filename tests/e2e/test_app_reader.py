@@ -320,6 +320,26 @@ def test_problems_in_a_built_app_name_the_source_file_in_every_front_end(apps: P
     assert "kustomization.yaml" not in rendered.stderr + validated.stdout
 
 
+def test_a_problem_in_a_later_document_of_a_built_app_names_its_line_in_the_source_file(apps: Path, kustomize_path: str) -> None:
+    """Issue 26 §4: the build's objects map back to their source file, document and field line.
+
+    The overlay renames every object (``namePrefix``): the source document is still found, by
+    the source name the built name holds, among the file's objects of that kind.
+    """
+    good = DGD.format(replicas=2, worker_image="registry.example/runtime:1.5.0")
+    broken = good.replace("name: chat", "name: chat-canary", 1).replace("replicas: 2", "replicas: -3")
+    source = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n---\n" + good + "---\n" + broken
+    (apps / "apps" / "base" / "dgd.yaml").write_text(source)
+    (apps / "apps" / "prod" / "kustomization.yaml").write_text("namespace: prod\nnamePrefix: eu-\nresources:\n  - ../base\n")
+    message = "DynamoGraphDeployment/eu-chat-canary spec.components[1].replicas: must be >= 0 (got -3)"
+    place = f"apps/base/dgd.yaml:{line_of(source, '    replicas: -3')}:"
+    assert int(place.split(":")[1]) > document_start(source, 2)
+    rendered = run(["render", "apps/prod"], apps, kustomize_path)
+    assert (rendered.returncode, rendered.stderr) == (1, f"{place} [error] {message}\n")
+    validated = run(["validate", "apps/prod/kustomization.yaml"], apps, kustomize_path)
+    assert (validated.returncode, validated.stdout) == (1, f"{place} [error] {message}\n")
+
+
 def test_an_app_that_asks_for_origin_annotations_keeps_them(apps: Path, kustomize_path: str) -> None:
     (apps / "apps" / "base" / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n")
     (apps / "apps" / "base" / "kustomization.yaml").write_text("resources: [dgd.yaml, cm.yaml]\n")
