@@ -16,7 +16,7 @@ import click
 
 from plugin import commands
 from plugin.commands import ENVIRONMENT_ERROR, INTERNAL_ERROR, guarded
-from plugin.options import BY_NAME, CommonOptions, common_options
+from plugin.options import BY_NAME, RENDER_OPTIONS, OptionValues, given_values
 
 if TYPE_CHECKING:
     from plugin.frontends.diff import OldSettings
@@ -29,27 +29,27 @@ def _exit(fn: Callable[[], int]) -> None:
     sys.exit(guarded(fn))
 
 
-def settings_options(*names: str) -> Callable[[F], F]:
+def table_options(*names: str) -> Callable[[F], F]:
     """Click options for the named rows of the option table (``plugin.options``), in that order.
 
-    Each becomes a keyword argument named after the option (``operator-config-path`` ->
-    ``operator_config_path``); a switch with a ``--x/--no-x`` form defaults to None (not set).
+    Each becomes the keyword argument ``Option.dest`` (``operator-config-path`` ->
+    ``operator_config_path``) with the row's default (None: not given, the settings decide),
+    choices and path check.
     """
 
     def decorate(fn: F) -> F:
         for name in reversed(names):
             option = BY_NAME[name]
-            dest = name.replace("-", "_")
-            kwargs: dict[str, Any] = {"help": option.help}
-            if option.name == "emit":
-                kwargs.update(type=click.Choice(["workloads", "dcd"]), default=None)
-            elif option.kind in ("bool", "gate", "strict"):
-                kwargs.update(is_flag=True, default=None if "/" in option.flags[-1] else False)
-            elif option.name == "cluster-state":
+            kwargs: dict[str, Any] = {"help": option.help or None, "default": option.flag_default}
+            if option.switch:
+                kwargs.update(is_flag=True)
+            elif option.choices:
+                kwargs.update(type=click.Choice(list(option.choices)), show_default=option.flag_default is not None)
+            elif option.path == "exists":
                 kwargs.update(type=click.Path(exists=True))
-            elif option.name in ("config", "operator-config-path"):
+            elif option.path == "file":
                 kwargs.update(type=click.Path(dir_okay=False))
-            fn = click.option(*option.flags, dest, **kwargs)(fn)
+            fn = click.option(*option.flags, option.dest, **kwargs)(fn)
         return fn
 
     return decorate
@@ -86,7 +86,7 @@ class StrictValueCommand(click.Command):
 
 strict_codes_option = click.option("--strict-codes", "strict_codes", callback=_strict_codes, hidden=True, default=None)
 SHARED = ("operator-config-path", "config", "namespace", "lws", "cluster-state", "kustomize")
-verbose_option = click.option("-v", "--verbose", is_flag=True, help="Also print info notes (assumed defaults).")
+verbose_option = table_options("verbose")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -97,14 +97,9 @@ def cli() -> None:
 
 @cli.command(cls=StrictValueCommand)
 @click.argument("paths", nargs=-1, required=True)
-@settings_options("operator-config-path", "config", "namespace", "keep-sources", "lws", "emit", "cluster-state")
-@click.option("--live", is_flag=True, help="Also read cluster facts from the current kubeconfig context (read-only GET and LIST).")
-@click.option("--kubeconfig", type=click.Path(dir_okay=False), help="Kubeconfig for --live (default: KUBECONFIG, ~/.kube/config, in-cluster).")
-@click.option("--context", "kube_context", help="Kubeconfig context for --live.")
-@settings_options("companions", "strict", "kustomize", "carry-metadata", "namespace-shared")
+@table_options(*RENDER_OPTIONS[:-2])
 @strict_codes_option
-@click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
-@verbose_option
+@table_options(*RENDER_OPTIONS[-2:])
 def render(**values: Any) -> None:
     """Render DynamoComponentDeployments and DynamoGraphDeployments in PATHS (files, directories, or - for stdin)."""
     _exit(lambda: commands.render(**values))
@@ -141,7 +136,7 @@ def convert(paths: tuple[str, ...], output: str, in_place: bool, as_stored: bool
 )
 @click.option("-o", "--output", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 @click.option("--exit-code", is_flag=True, help="Exit 1 when anything changed, as git diff --exit-code does.")
-@settings_options(*SHARED)
+@table_options(*SHARED)
 def diff(
     paths: tuple[str, ...], base: str | None, old_operator_config: str | None, old_config: str | None, output: str,
     exit_code: bool, **shared: Any,
@@ -156,7 +151,7 @@ def diff(
     from plugin.frontends.diff import OldSettings, run
 
     old_settings = OldSettings(old_operator_config, old_config)
-    common = common_options(shared)
+    common = given_values(shared)
     problem = _diff_usage_problem(paths, base, old_settings, common)
     if problem:
         raise click.UsageError(problem)
@@ -165,7 +160,7 @@ def diff(
     _exit(lambda: run(old, new, base, output, exit_code, sys.stdout, sys.stderr, common, old_settings))
 
 
-def _diff_usage_problem(paths: tuple[str, ...], base: str | None, old: OldSettings, common: CommonOptions) -> str:
+def _diff_usage_problem(paths: tuple[str, ...], base: str | None, old: OldSettings, common: OptionValues) -> str:
     """Why a diff command line makes no sense ("" when it does)."""
     for flag, value in (("--old-operator-config", old.operator_config), ("--old-config", old.config)):
         if value is not None and not value.strip():
@@ -177,7 +172,7 @@ def _diff_usage_problem(paths: tuple[str, ...], base: str | None, old: OldSettin
         )
     if "-" in paths:
         return "--old-operator-config and --old-config render the same sources twice: stdin (-) cannot be read twice"
-    same = _same_file(old.operator_config, common.operator_config) and _same_file(old.config, common.config)
+    same = _same_file(old.operator_config, common.get("operator-config-path")) and _same_file(old.config, common.get("config"))
     if base is None and same:
         return (
             "the old settings are the new settings: nothing differs between the sides (give --operator-config or "
@@ -198,7 +193,7 @@ def _same_file(old: str | None, new: str | None) -> bool:
 @click.option("--object", "target", required=True, metavar="KIND/NAME", help="The rendered object to explain (KIND/NAME or KIND/NAMESPACE/NAME).")
 @click.option("--field", metavar="PATH", help="Explain only this field subtree of the object (spec.template.spec.containers[0].env).")
 @click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@settings_options(*SHARED)
+@table_options(*SHARED)
 @verbose_option
 def explain(paths: tuple[str, ...], target: str, field: str | None, output: str, **shared: Any) -> None:
     """Where every value of one rendered object came from: the input, the settings, the cluster state, or the operator.
@@ -211,7 +206,7 @@ def explain(paths: tuple[str, ...], target: str, field: str | None, output: str,
         raise click.UsageError("--field needs a field path")
     from plugin.frontends.explain import run
 
-    common = common_options(shared)
+    common = given_values(shared)
     _exit(lambda: run(paths, common, sys.stdout, sys.stderr, target=target, field=field, output=output))
 
 
@@ -251,13 +246,13 @@ def parameters() -> None:
 
 @cli.command()
 @click.argument("filenames", nargs=-1, metavar="[FILE]...")
-@settings_options(*SHARED)
+@table_options(*SHARED)
 @verbose_option
 def validate(filenames: tuple[str, ...], **shared: Any) -> None:
     """Check Dynamo manifests against every offline admission rule and render them (pre-commit hook)."""
     from plugin.frontends.precommit_validate import run
 
-    hook = common_options(shared)
+    hook = given_values(shared)
     _exit(lambda: run(filenames, hook, sys.stdout))
 
 
@@ -271,14 +266,14 @@ def validate(filenames: tuple[str, ...], **shared: Any) -> None:
     help="Read only files git tracks: untracked sources are not rendered, untracked output files count as missing "
     "(the pre-commit hook's default).",
 )
-@settings_options("keep-sources")
-@settings_options(*SHARED)
+@table_options("keep-sources")
+@table_options(*SHARED)
 @verbose_option
 def hydrate_check(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: bool, **shared: Any) -> None:
     """Fail when committed rendered output (OUTPUT) differs from a fresh render of SOURCE (pre-commit hook)."""
     from plugin.frontends.precommit_hydrate import run
 
-    hook = common_options(shared)
+    hook = given_values(shared)
     _exit(lambda: run(source, output, fix, tracked_only, keep_sources, hook, sys.stdout))
 
 

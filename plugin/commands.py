@@ -119,39 +119,15 @@ def _drop_stdout() -> None:
         pass
 
 
-def render(
-    paths: Sequence[str],
-    operator_config_path: str | None = None,
-    config: str | None = None,
-    namespace: str | None = None,
-    keep_sources: bool = False,
-    lws: bool | None = None,
-    emit: str | None = None,
-    cluster_state: str | None = None,
-    live: bool = False,
-    kubeconfig: str | None = None,
-    kube_context: str | None = None,
-    companions: bool | None = None,
-    strict: bool | None = None,
-    strict_codes: str | None = None,
-    carry_metadata: bool | None = None,
-    namespace_shared: bool | None = None,
-    output: str = "yaml",
-    verbose: bool = False,
-    kustomize: bool | None = None,
-) -> int:
-    """``dynamo-render render``."""
+def render(paths: Sequence[str], strict_codes: str | None = None, **keywords: Any) -> int:
+    """``dynamo-render render``: ``keywords`` are option-table values by keyword (``Option.dest``), as both parsers give them."""
     from plugin.frontends.render import run
-    from plugin.options import CommonOptions
+    from plugin.options import given_values
 
-    common = CommonOptions(operator_config_path, config, namespace, lws, cluster_state, verbose, kustomize)
     # --strict=CODES (read as --strict-codes) names the codes; --strict alone is true.
-    more = {
-        "keep-sources": keep_sources or None, "emit": emit, "companions": companions,
-        "strict": strict if strict_codes is None else strict_codes,
-        "carry-metadata": carry_metadata, "namespace-shared": namespace_shared,
-    }
-    return run(paths, common, sys.stdout, sys.stderr, more, output=output, live=live, kubeconfig=kubeconfig, context=kube_context)
+    if strict_codes is not None:
+        keywords["strict"] = strict_codes
+    return run(paths, given_values(keywords), sys.stdout, sys.stderr)
 
 
 def krm(args: Sequence[str]) -> int:

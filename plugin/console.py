@@ -27,69 +27,53 @@ from plugin.commands import cmp_generate, cmp_parameters, guarded, krm, krm_usag
 # ---------------------------------------------------------------------------------------------
 # The short way: plain command lines of the common commands
 
-# The settings options of ``render``, by option-table name (plugin.options), as plugin.cli declares them.
-RENDER_SETTINGS = (
-    "operator-config-path", "config", "namespace", "keep-sources", "lws", "emit", "cluster-state", "companions", "strict",
-    "kustomize",
-    "carry-metadata", "namespace-shared",
-)
+# ``render`` takes the option table's rows named by RENDER_OPTIONS (plugin.options), as plugin.cli
+# declares them, and the hidden --strict-codes that --strict=CODES becomes.
 _VALUE: Any = object()
-# Options of ``render`` that are not plugin settings: flag -> (destination, value when given or _VALUE).
-_RENDER_OWN: dict[str, tuple[str, Any]] = {
-    "--live": ("live", True),
-    "--kubeconfig": ("kubeconfig", _VALUE),
-    "--context": ("kube_context", _VALUE),
-    "-o": ("output", _VALUE),
-    "--output": ("output", _VALUE),
-    "-v": ("verbose", True),
-    "--verbose": ("verbose", True),
-    "--strict-codes": ("strict_codes", _VALUE),
-}
-RENDER_DEFAULTS: dict[str, Any] = {
-    "operator_config_path": None, "config": None, "namespace": None, "keep_sources": False, "lws": None,
-    "emit": None, "cluster_state": None, "live": False, "kubeconfig": None, "kube_context": None,
-    "companions": None, "strict": None, "strict_codes": None, "carry_metadata": None, "namespace_shared": None,
-    "output": "yaml", "verbose": False, "kustomize": None,
-}
-# The checks click's parameter types make (plugin.cli): choices, an existing path, not a directory.
-_CHOICES = {"emit": ("workloads", "dcd"), "output": ("yaml", "json")}
-_MUST_EXIST = ("cluster_state",)
-_NOT_A_DIRECTORY = ("config", "operator_config_path", "kubeconfig")
+STRICT_CODES_FLAG, STRICT_CODES_DEST = "--strict-codes", "strict_codes"
 
 
 def render_flags() -> dict[str, tuple[str, Any]]:
     """Every flag ``render`` takes -> (destination, the value a switch sets, or the marker of a value)."""
-    from plugin.options import BY_NAME
+    from plugin.options import BY_NAME, RENDER_OPTIONS
 
     table: dict[str, tuple[str, Any]] = {}
-    for name in RENDER_SETTINGS:
+    for name in RENDER_OPTIONS:
         option = BY_NAME[name]
-        dest = name.replace("-", "_")
-        if option.kind in ("bool", "gate", "strict"):
+        if option.switch:
             positive, _, negative = option.flags[-1].partition("/")
             for flag in (*option.flags[:-1], positive):
-                table[flag] = (dest, True)
+                table[flag] = (option.dest, True)
             if negative:
-                table[negative] = (dest, False)
+                table[negative] = (option.dest, False)
         else:
             for flag in option.flags:
-                table[flag] = (dest, _VALUE)
-    table.update(_RENDER_OWN)
+                table[flag] = (option.dest, _VALUE)
+    table[STRICT_CODES_FLAG] = (STRICT_CODES_DEST, _VALUE)
     return table
 
 
+def render_defaults() -> dict[str, Any]:
+    """The keyword arguments of ``render`` when no option is given: the option table's defaults."""
+    from plugin.options import BY_NAME, RENDER_OPTIONS
+
+    return {**{BY_NAME[name].dest: BY_NAME[name].flag_default for name in RENDER_OPTIONS}, STRICT_CODES_DEST: None}
+
+
 def _acceptable(dest: str, value: str) -> bool:
+    """Whether a value passes the checks click's types make (plugin.cli): choices, an existing path, not a directory."""
+    from plugin.options import BY_NAME, RENDER_OPTIONS, parse_strict
+
     if value == "" or value.startswith("-"):
         return False
-    if dest == "strict_codes":
-        from plugin.options import parse_strict
-
+    if dest == STRICT_CODES_DEST:
         return parse_strict(value)[0] is not None
-    if dest in _CHOICES:
-        return value in _CHOICES[dest]
-    if dest in _MUST_EXIST:
+    option = next(BY_NAME[name] for name in RENDER_OPTIONS if BY_NAME[name].dest == dest)
+    if option.choices:
+        return value in option.choices
+    if option.path == "exists":
         return os.path.exists(value)
-    if dest in _NOT_A_DIRECTORY:
+    if option.path == "file":
         return not os.path.isdir(value)
     return True
 
@@ -97,7 +81,7 @@ def _acceptable(dest: str, value: str) -> bool:
 def parse_render(args: Sequence[str]) -> dict[str, Any] | None:
     """The keyword arguments of ``render`` for a plain command line, else None (click decides)."""
     table = render_flags()
-    values = dict(RENDER_DEFAULTS)
+    values = render_defaults()
     paths: list[str] = []
     only_paths = False
     index = 0
@@ -127,9 +111,9 @@ def parse_render(args: Sequence[str]) -> dict[str, Any] | None:
                 return None
         elif equals and flag == "--strict":
             # --strict=CODES: click's command reads it as --strict-codes CODES (plugin.cli).
-            if not _acceptable("strict_codes", inline):
+            if not _acceptable(STRICT_CODES_DEST, inline):
                 return None  # click reports the bad value
-            dest, value = "strict_codes", inline
+            dest, value = STRICT_CODES_DEST, inline
         elif equals:
             return None
         values[dest] = value

@@ -1,17 +1,25 @@
 """The option table: every plugin option once, with its name in each front end.
 
-One row per option: its help, its DynamoRenderConfig setting, its command-line flag, its Argo CD
-plugin parameter and its KRM ConfigMap key. The click options (``plugin.cli``), the CMP
+One row per option: its help, its DynamoRenderConfig setting, its command-line flag with its
+default, choices and path check, its Argo CD plugin parameter and its KRM ConfigMap key. The
+click options (``plugin.cli``), the console scripts' short way (``plugin.console``), the CMP
 parameter table and ``argocd/plugin.yaml``'s announcements (``plugin.frontends.cmp``) and the
-KRM ConfigMap keys (``plugin.frontends.krm``) are generated from it; a unit test checks
-``argocd/plugin.yaml`` against it. Values arrive as strings in the CMP and in a ConfigMap.
+KRM ConfigMap keys (``plugin.frontends.krm``) are generated from it; unit tests check
+``argocd/plugin.yaml`` and the short way against it. Values arrive as strings in the CMP and in
+a ConfigMap.
+
+Every front end hands the settings resolver (``plugin.settings.resolve_settings``) the values it
+was given as one mapping keyed by option name (``OptionValues``): a name that is absent was not
+given; a present ``None`` is an explicit "auto" (a gate or ``namespace-shared`` set to auto).
 """
 
 from __future__ import annotations
 
 import json
-from renderer.records import dataclass
+from collections.abc import Mapping
 from typing import Any
+
+from renderer.records import dataclass
 
 from renderer.results import Code, describe_kind
 
@@ -41,11 +49,29 @@ class Option:
     default: str = ""
     # KRM ConfigMap functionConfig data key.
     configmap_key: str | None = None
+    # Command line: the value when the flag is not given (None: not given, the settings decide),
+    # the values click accepts (empty: any), and the path check click makes: "file" (not a
+    # directory) or "exists".
+    flag_default: Any = None
+    choices: tuple[str, ...] = ()
+    path: str = ""
+    # The keyword argument the command functions take (empty: the name with ``_`` for ``-``).
+    keyword: str = ""
 
     @property
     def allowed(self) -> tuple[str, ...]:
         """The values a string front end accepts (empty: any)."""
         return {"bool": BOOL_VALUES, "gate": GATE_VALUES}.get(self.kind, ())
+
+    @property
+    def dest(self) -> str:
+        """The keyword argument of the command functions (``plugin.commands``) for this option."""
+        return self.keyword or self.name.replace("-", "_")
+
+    @property
+    def switch(self) -> bool:
+        """Whether the command line spells it as a switch (``--x`` or ``--x/--no-x``), not with a value."""
+        return self.kind in ("bool", "gate", "strict")
 
 
 def _setting(name: str, key: str, *, krm: bool = True, **fields: Any) -> Option:
@@ -76,14 +102,14 @@ OPTIONS: tuple[Option, ...] = (
         "(default: the config file's spec.namespace, else the Application's destination namespace)",
     ),
     Option(
-        "config", flags=("--config",), help="DynamoRenderConfig file (plugin settings).",
+        "config", flags=("--config",), help="DynamoRenderConfig file (plugin settings).", path="file",
         parameter="config", title="DynamoRenderConfig file",
         tooltip="Path of a DynamoRenderConfig (or an OperatorConfiguration) file in the repository, relative "
         "to the application folder; it is not rendered itself",
     ),
     _setting(
         "operator-config-path", "operatorConfigPath", flags=("--operator-config",),
-        help="OperatorConfiguration file (the operator's own config).",
+        help="OperatorConfiguration file (the operator's own config).", path="file",
         parameter="operator-config-path", title="OperatorConfiguration file",
         tooltip="Path of the operator's OperatorConfiguration (the config.yaml of its ConfigMap) in the "
         "repository, relative to the application folder (default: the operator Helm chart defaults)",
@@ -95,7 +121,7 @@ OPTIONS: tuple[Option, ...] = (
     _switch(
         "keep-sources", "Keep sources", "false",
         "also emit the DynamoComponentDeployments themselves (for clusters that run the operator too)",
-        key="keepSources", flags=("--keep-sources",), help="Also emit the rendered DCDs themselves.",
+        key="keepSources", flags=("--keep-sources",), help="Also emit the rendered DCDs themselves.", flag_default=False,
     ),
     _switch(
         "companions", "Companion objects", "true",
@@ -133,14 +159,14 @@ OPTIONS: tuple[Option, ...] = (
     _setting(
         "emit", "emit", krm=False, flags=("--emit",),
         help="Render DynamoGraphDeployments down to workloads, or stop at the generated DCDs (default: the config's "
-        "emit setting, else workloads).",
+        "emit setting, else workloads).", choices=("workloads", "dcd"),
     ),
     _setting("api-versions", "apiVersions", kind="list"),
     _setting("accept-preserved-content", "acceptPreservedContent", kind="list"),
     _setting(
         "cluster-state", "clusterStatePath", krm=False, flags=("--cluster-state",),
         help="Cluster facts as Kubernetes objects (a file or directory, e.g. kubectl get -o yaml output); the input "
-        "bundle's own objects win over it.",
+        "bundle's own objects win over it.", path="exists",
     ),
     Option(
         "kustomize", kind="bool", flags=("--kustomize/--no-kustomize",),
@@ -175,8 +201,26 @@ OPTIONS: tuple[Option, ...] = (
         "mark rendered Deployments, LeaderWorkerSets and PodCliqueSets with the sync option PruneLast=true, so a "
         "worker renamed by its hash is pruned only after the rest of the sync is healthy",
     ),
+    # Command-line options of the commands themselves, not settings.
+    Option(
+        "live", kind="bool", flags=("--live",), flag_default=False,
+        help="Also read cluster facts from the current kubeconfig context (read-only GET and LIST).",
+    ),
+    Option(
+        "kubeconfig", flags=("--kubeconfig",), path="file",
+        help="Kubeconfig for --live (default: KUBECONFIG, ~/.kube/config, in-cluster).",
+    ),
+    Option("context", flags=("--context",), keyword="kube_context", help="Kubeconfig context for --live."),
+    Option("output", flags=("-o", "--output"), choices=("yaml", "json"), flag_default="yaml"),
+    Option("verbose", kind="bool", flags=("-v", "--verbose"), flag_default=False, help="Also print info notes (assumed defaults)."),
 )
 BY_NAME = {option.name: option for option in OPTIONS}
+# The options of the ``render`` command, in the order its help lists them (``plugin.cli``; the
+# console scripts' short way parses the same, ``plugin.console``).
+RENDER_OPTIONS = (
+    "operator-config-path", "config", "namespace", "keep-sources", "lws", "emit", "cluster-state", "live", "kubeconfig",
+    "context", "companions", "strict", "kustomize", "carry-metadata", "namespace-shared", "output", "verbose",
+)
 
 
 def parse_strict(value: Any) -> tuple[bool | tuple[str, ...] | None, str]:
@@ -227,42 +271,22 @@ def announcement(option: Option) -> dict[str, Any]:
     return {"name": option.parameter, "title": option.title, "tooltip": option.tooltip, "string": option.default}
 
 
-def settings_overrides(values: dict[str, Any]) -> dict[str, Any]:
-    """A DynamoRenderConfig ``spec`` fragment from option values given by name (``None``: not set)."""
-    spec: dict[str, Any] = {}
-    for name, value in values.items():
-        if value is None:
+# The values a front end was given, by option name (``BY_NAME``): absent is not given, None is auto.
+OptionValues = Mapping[str, Any]
+
+
+def given_values(keywords: Mapping[str, Any]) -> dict[str, Any]:
+    """The options a command line gave, by option name, from a command function's keyword arguments.
+
+    A switch or value that was not given (click's None, or False for a one-way switch such as
+    ``--keep-sources``) is left out, so that the settings file decides; keywords that are no
+    option (paths, ``output`` of another command) are passed over.
+    """
+    values: dict[str, Any] = {}
+    for option in OPTIONS:
+        value = keywords.get(option.dest)
+        one_way = option.switch and not any("/" in flag for flag in option.flags)
+        if value is None or (value is False and one_way):
             continue
-        path = BY_NAME[name].setting
-        target = spec
-        for part in path[:-1]:
-            target = target.setdefault(part, {})
-        target[path[-1]] = value
-    return spec
-
-
-@dataclass(frozen=True)
-class CommonOptions:
-    """The settings options every command shares (render, diff, validate, hydrate-check), as ``plugin.cli`` parses them."""
-
-    operator_config: str | None = None
-    config: str | None = None
-    namespace: str | None = None
-    lws: bool | None = None
-    cluster_state: str | None = None
-    verbose: bool = False
-    # False: read folders raw, never build a kustomization (--no-kustomize); None or True: build
-    kustomize: bool | None = None
-
-    @property
-    def raw(self) -> bool:
-        """Whether files are read as they are, without kustomize (``--no-kustomize``)."""
-        return self.kustomize is False
-
-
-def common_options(values: dict[str, Any]) -> CommonOptions:
-    """The shared options from a command's keyword arguments (``settings_options`` names them)."""
-    return CommonOptions(
-        values.get("operator_config_path"), values.get("config"), values.get("namespace"), values.get("lws"),
-        values.get("cluster_state"), bool(values.get("verbose")), values.get("kustomize"),
-    )
+        values[option.name] = value
+    return values

@@ -1,28 +1,34 @@
-"""The plugin's settings: the DynamoRenderConfig schema, and turning files and flags into a RenderConfig.
+"""The plugin's settings: the DynamoRenderConfig schema, and one resolver from options and files to ``Settings``.
 
-Accepted: an OperatorConfiguration document (the operator's own config), and our
+One chain: the option table (``plugin.options``) names every option; each front end hands
+``resolve_settings`` the values it was given, by option name; the resolver layers them over the
+settings file and the defaults into one ``Settings`` record, whose ``config`` is the
+``renderer.config.RenderConfig`` the core renders with (the core reads the record's choices
+through ``renderer.config.Choices``).
+
+Accepted settings files: an OperatorConfiguration document (the operator's own config), and our
 DynamoRenderConfig document (plugin settings, which may embed or reference the operator
 config). With neither, the operator Helm chart's defaults are assumed. The DynamoRenderConfig
-schema, file paths included, is this module's; the core receives only ``PluginChoices``
-(``renderer.config``). The same object is the KRM functionConfig and the CMP parameter file.
+schema (``RenderSettings``), file paths included, is this module's and is read only here. The
+same document is the KRM functionConfig and the CMP parameter file.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from renderer.records import dataclass, replace
 from typing import Any, Literal
 
 from plugin.files import UNCONFINED, PathPolicy, is_local_config, load_sources, read_sources, read_text, walk_manifests
-from plugin.options import CommonOptions, parse_strict, settings_overrides
+from plugin.options import BY_NAME, OPTIONS, OptionValues, parse_strict
 from plugin.state_sources import load_state_file
 from plugin.yamlio.codec import Document, load_documents
 from renderer import consts
 from renderer.cluster.state import REFERENCED_KINDS, Existing, StateLayer
-from renderer.config import PluginChoices, RenderConfig, build_render_config
+from renderer.config import RenderConfig, build_render_config
 from renderer.operator_config import DEFAULT_OPERATOR_VERSION, OperatorConfiguration, parse_operator_config
 from renderer.model import BaseModel, ConfigDict, CustomError, Field, ValidationError, field_validator
+from renderer.records import dataclass, field, replace
 from renderer.results import Code, ResourceRef, Result, Severity, field_path, strict
 
 RENDER_CONFIG_API_VERSION = "config.dynamo-render.dev/v1alpha1"
@@ -37,7 +43,7 @@ class _Strict(BaseModel):
 
 
 class Gates(_Strict):
-    """Feature gates the operator detects from the cluster at start-up; explicit inputs here.
+    """``spec.gates`` of a DynamoRenderConfig: feature gates the operator detects from the cluster at start-up.
 
     ``None`` means auto-detect: use the cluster API facts when known, else the default.
     """
@@ -73,7 +79,7 @@ class ExistingObject(_Strict):
 
 
 class RenderSettings(_Strict):
-    """The ``spec`` of a DynamoRenderConfig."""
+    """The ``spec`` of a DynamoRenderConfig: the settings file's schema, read only by ``resolve_settings``."""
 
     operator_config: dict[str, Any] | None = Field(default=None, alias="operatorConfig")
     operator_config_path: str | None = Field(default=None, alias="operatorConfigPath")
@@ -110,33 +116,6 @@ class RenderSettings(_Strict):
         if parsed is None:
             raise CustomError("value_error", problem)
         return parsed
-
-    def strict_results(self, results: list[Result]) -> list[Result]:
-        """``results`` with the warnings that ``strict`` names turned into errors."""
-        if self.strict is True:
-            return strict(results)
-        if not self.strict:
-            return results
-        return strict(results, frozenset(Code(code) for code in self.strict))
-
-    def choices(self) -> PluginChoices:
-        """What the core needs of these settings."""
-        gates = self.gates
-        return PluginChoices(
-            lws=gates.lws,
-            grove=gates.grove,
-            checkpoint=gates.checkpoint,
-            dra=gates.dra,
-            kai_scheduler=gates.kai_scheduler,
-            api_versions=tuple(self.api_versions) if self.api_versions is not None else None,
-            companions=self.companions,
-            operator_version=self.operator_version,
-            emit=self.emit,
-            scaling_adapters=self.scaling_adapters,
-            accept_preserved=tuple(self.accept_preserved_content),
-            carry_metadata=self.carry_metadata,
-            namespace_shared=self.namespace_shared,
-        )
 
 
 def parse_render_settings(doc: dict[str, Any]) -> tuple[RenderSettings | None, list[Result]]:
@@ -182,16 +161,55 @@ def parse_render_settings(doc: dict[str, Any]) -> tuple[RenderSettings | None, l
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything a front end needs besides the objects to render."""
+    """The resolved settings: everything a front end needs besides the objects to render.
 
-    config: RenderConfig
-    settings: RenderSettings
-    namespace: str
+    ``config`` is the renderer's input, built from the other fields and the operator
+    configuration (``with_operator``); the fields from ``lws`` to ``namespace_shared`` are the
+    choices the core reads to build it (``renderer.config.Choices``).
+    """
+
+    config: RenderConfig = field(default_factory=RenderConfig)
+    namespace: str = "default"
+    keep_sources: bool = False
+    # Fail on every warning (True), or on the warnings of these result codes.
+    strict: bool | tuple[str, ...] = False
+    # Gates forced on or off (None: detected as the operator does).
+    lws: bool | None = None
+    grove: bool | None = None
+    checkpoint: bool | None = None
+    dra: bool | None = None
+    kai_scheduler: bool | None = None
+    # Cluster API group/versions the front end or the settings give, else None.
+    api_versions: tuple[str, ...] | None = None
+    companions: bool = True
+    operator_version: str = DEFAULT_OPERATOR_VERSION
+    emit: str = "workloads"
+    scaling_adapters: bool = False
+    accept_preserved: tuple[str, ...] = ()
+    carry_metadata: bool = True
+    namespace_shared: bool | None = None
     # Cluster facts besides the input bundle (a cluster-state file), highest precedence first.
     cluster_layers: tuple[StateLayer, ...] = ()
     # The files the settings name (config file, operator configuration, cluster-state file or
     # folder), as the path policy located them (real paths when it confines): not manifests.
     config_files: frozenset[str] = frozenset()
+    # The options the settings file sets (by option name), for saying where a value came from.
+    from_file: frozenset[str] = frozenset()
+
+    def with_operator(
+        self, operator: OperatorConfiguration | None, cluster_api_versions: list[str] | None = None
+    ) -> tuple[Settings, list[Result]]:
+        """These settings with their render configuration built under ``operator`` (None: the Helm chart defaults)."""
+        config, problems = build_render_config(operator, self, None, cluster_api_versions)
+        return replace(self, config=config), problems
+
+    def strict_results(self, results: list[Result]) -> list[Result]:
+        """``results`` with the warnings that ``strict`` names turned into errors."""
+        if self.strict is True:
+            return strict(results)
+        if not self.strict:
+            return results
+        return strict(results, frozenset(Code(code) for code in self.strict))
 
 
 # The settings' own document kinds: configuration files, which no cluster serves as objects.
@@ -356,36 +374,72 @@ def _merged(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def resolve_settings(
-    operator_config_path: str | None = None,
-    config_path: str | None = None,
-    settings_doc: dict[str, Any] | None = None,
-    namespace: str | None = None,
-    api_versions: list[str] | None = None,
-    base_dir: str = ".",
-    overrides: dict[str, Any] | None = None,
-    cluster_state_path: str | None = None,
-    extra_layers: Sequence[StateLayer] = (),
-    operator_config: str | None = None,
-    operator_config_fallback: bool = False,
-    policy: PathPolicy = UNCONFINED,
-) -> tuple[Settings | None, list[Result]]:
-    """Combine flags and documents into Settings; any error means None.
+# The options that say where settings come from, and the namespace (an empty one is none given):
+# read by the resolver itself rather than set in the DynamoRenderConfig ``spec`` of the layers.
+_SOURCES = frozenset({"config", "operator-config-path", "operator-config", "cluster-state", "namespace"})
 
-    ``settings_doc`` is an already-parsed DynamoRenderConfig (KRM functionConfig); ``config_path``
-    reads one from a file (an OperatorConfiguration there is taken as the operator config).
-    ``operatorConfigPath`` and ``clusterStatePath`` inside it are relative to the config file's
-    folder (or ``base_dir``). ``overrides`` (a spec fragment) go over the document's settings.
-    The operator configuration given as a flag, a file (``operator_config_path``) or YAML or JSON
-    text (``operator_config``), wins over the config's own, unless ``operator_config_fallback``: then
-    it applies only when the config gives none. ``cluster_state_path`` wins over
-    ``clusterStatePath``. ``extra_layers`` (a live lookup) only lend their API versions, after the
-    cluster-state file's.
+
+def _spec_fragment(values: OptionValues) -> dict[str, Any]:
+    """A DynamoRenderConfig ``spec`` fragment from option values (options without a setting are passed over)."""
+    spec: dict[str, Any] = {}
+    for name, value in values.items():
+        path = BY_NAME[name].setting
+        if name in _SOURCES or not path:
+            continue
+        target = spec
+        for part in path[:-1]:
+            target = target.setdefault(part, {})
+        target[path[-1]] = list(value) if isinstance(value, tuple) and name == "api-versions" else value
+    return spec
+
+
+def _operator_option(values: OptionValues) -> tuple[str, str] | None:
+    """The operator configuration a layer gives: (option name, file path or YAML/JSON text), if any."""
+    for name in ("operator-config-path", "operator-config"):
+        if values.get(name) is not None:
+            return name, values[name]
+    return None
+
+
+def _set_in(spec: Mapping[str, Any]) -> frozenset[str]:
+    """The options whose setting a ``spec`` holds."""
+    out = set()
+    for option in OPTIONS:
+        target: Any = spec
+        for part in option.setting:
+            target = target.get(part) if isinstance(target, Mapping) else None
+        if option.setting and target is not None:
+            out.add(option.name)
+    return frozenset(out)
+
+
+def resolve_settings(
+    given: OptionValues | None = None,
+    *,
+    below: OptionValues | None = None,
+    document: dict[str, Any] | None = None,
+    policy: PathPolicy = UNCONFINED,
+    extra_layers: Sequence[StateLayer] = (),
+) -> tuple[Settings | None, list[Result]]:
+    """The settings from layered sources: defaults < ``below`` < the settings file < ``given``; any error means None.
+
+    ``given`` and ``below`` are option values by option name (``plugin.options``: absent is not
+    given, None is auto). The settings file is the one ``given["config"]`` names (an
+    OperatorConfiguration there is taken as the operator configuration), or ``document``, an
+    already-parsed DynamoRenderConfig (KRM functionConfig). ``operatorConfigPath`` and
+    ``clusterStatePath`` inside it are relative to the file's folder (a ``document``'s: the
+    policy's base). The operator configuration is one option of a layer, a file
+    (``operator-config-path``) or YAML or JSON text (``operator-config``): ``given``'s wins over
+    the file's own, the file's over ``below``'s. ``cluster-state`` wins over
+    ``clusterStatePath``; ``extra_layers`` (a live lookup) only lend their API versions, after
+    the cluster-state file's.
 
     Every path is located and read under ``policy`` (the caller's; see ``PathPolicy``): the
-    config file, the operator configuration and the cluster state, whether named by a flag or
+    config file, the operator configuration and the cluster state, whether named by an option or
     inside the config file. Files in messages are named as the policy shows them.
     """
+    given = given or {}
+    below = below or {}
     results: list[Result] = []
     named: list[str] = []
 
@@ -396,9 +450,12 @@ def resolve_settings(
             named.append(path)
         return path
 
-    # The config file: plugin settings, or the operator's own configuration.
-    settings = RenderSettings()
+    # The settings file: plugin settings, or the operator's own configuration.
+    spec = RenderSettings()
+    file_spec: dict[str, Any] = {}
     origin = ""
+    base_dir = policy.base or "."
+    config_path = given.get("config")
     config_trusted = "config" in policy.trusted
     config_operator: str | None = None
     if config_path is not None:
@@ -408,58 +465,59 @@ def resolve_settings(
             results.extend(problems)
             if doc is not None and doc.get("kind") == consts.OPERATOR_CONFIG_KIND:
                 config_operator, doc = path, None
-            settings_doc = doc if doc is not None else settings_doc
+            document = doc if doc is not None else document
             origin = path
             base_dir = os.path.dirname(path) or "."
-    if settings_doc is not None:
-        parsed, problems = parse_render_settings(settings_doc)
+    if document is not None:
+        parsed, problems = parse_render_settings(document)
         results.extend(p.with_source(origin, 0) if origin else p for p in problems)
         if parsed is not None:
-            settings = parsed
-    if overrides:
+            spec, file_spec = parsed, document.get("spec") or {}
+    over, under = _spec_fragment(given), _spec_fragment(below)
+    if over or under:
         try:
-            settings = RenderSettings.model_validate(_merged(settings.model_dump(by_alias=True, exclude_none=True), overrides))
+            spec = RenderSettings.model_validate(_merged(_merged(under, file_spec), over))
         except ValueError as err:
             results.append(Result(f"invalid setting: {err}".splitlines()[0], code=Code.CONFIG))
 
     # The paths inside the config file are relative to it, and trusted when it is.
     nested_trusted = config_trusted and config_path is not None
     nested_operator = nested_state = None
-    if settings.operator_config_path is not None:
-        nested_operator = locate(settings.operator_config_path, base_dir, "spec.operatorConfigPath", nested_trusted, origin)
-    if settings.cluster_state_path is not None:
-        nested_state = locate(settings.cluster_state_path, base_dir, "spec.clusterStatePath", nested_trusted, origin)
+    if spec.operator_config_path is not None:
+        nested_operator = locate(spec.operator_config_path, base_dir, "spec.operatorConfigPath", nested_trusted, origin)
+    if spec.cluster_state_path is not None:
+        nested_state = locate(spec.cluster_state_path, base_dir, "spec.clusterStatePath", nested_trusted, origin)
 
-    # The operator configuration: a flag's, else the config's own (or the other way round).
-    config_gives_operator = config_operator is not None or settings.operator_config is not None or settings.operator_config_path is not None
-    use_flag = (operator_config_path is not None or operator_config is not None) and not (operator_config_fallback and config_gives_operator)
+    # The operator configuration: given's, else the settings file's own, else below's.
+    file_gives_operator = config_operator is not None or spec.operator_config is not None or spec.operator_config_path is not None
+    option = _operator_option(given) or (None if file_gives_operator else _operator_option(below))
     operator: OperatorConfiguration | None = None
     problems = []
-    if use_flag and operator_config_path is not None:
+    if option is not None and option[0] == "operator-config-path":
         trusted = "operator-config-path" in policy.trusted
-        path = locate(operator_config_path, policy.base, policy.label("operator-config-path"), trusted)
+        path = locate(option[1], policy.base, policy.label("operator-config-path"), trusted)
         if path is not None:
             operator, problems = load_operator_config(path, policy.confine_to(trusted))
-    elif use_flag and operator_config is not None:
-        operator, problems = _parse_inline_operator_config(operator_config, policy.label("operator-config"))
+    elif option is not None:
+        operator, problems = _parse_inline_operator_config(option[1], policy.label("operator-config"))
     elif config_operator is not None:
         operator, problems = load_operator_config(config_operator, policy.confine_to(config_trusted))
-    elif settings.operator_config is not None:
-        operator, problems = parse_operator_config(settings.operator_config, "spec.operatorConfig")
+    elif spec.operator_config is not None:
+        operator, problems = parse_operator_config(spec.operator_config, "spec.operatorConfig")
         problems = [p.with_source(origin, 0) if origin else p for p in problems]
     elif nested_operator is not None:
         operator, problems = load_operator_config(nested_operator, policy.confine_to(nested_trusted))
     results.extend(problems)
 
-    # The cluster-state file: the flag's, else the config's.
+    # The cluster-state file: the option's, else the config's.
     layers: list[StateLayer] = []
-    if settings.existing_objects:
-        declared = tuple(item.existing() for item in settings.existing_objects)
+    if spec.existing_objects:
+        declared = tuple(item.existing() for item in spec.existing_objects)
         layers.append(StateLayer(f"{origin or 'settings'} spec.existingObjects", existing=declared))
     state_path, state_trusted = nested_state, nested_trusted
-    if cluster_state_path is not None:
+    if given.get("cluster-state") is not None:
         state_trusted = "cluster-state" in policy.trusted
-        state_path = locate(cluster_state_path, policy.base, policy.label("cluster-state"), state_trusted)
+        state_path = locate(given["cluster-state"], policy.base, policy.label("cluster-state"), state_trusted)
     if state_path is not None:
         layer, problems = load_state_file(state_path, policy.confine_to(state_trusted))
         results.extend(problems)
@@ -468,13 +526,33 @@ def resolve_settings(
     if any(r.is_error for r in results):
         return None, _shown(results, policy)
 
+    gates = spec.gates
+    resolved = Settings(
+        namespace=given.get("namespace") or spec.namespace or below.get("namespace") or "default",
+        keep_sources=spec.keep_sources,
+        strict=spec.strict,
+        lws=gates.lws,
+        grove=gates.grove,
+        checkpoint=gates.checkpoint,
+        dra=gates.dra,
+        kai_scheduler=gates.kai_scheduler,
+        api_versions=tuple(spec.api_versions) if spec.api_versions is not None else None,
+        companions=spec.companions,
+        operator_version=spec.operator_version,
+        emit=spec.emit,
+        scaling_adapters=spec.scaling_adapters,
+        accept_preserved=tuple(spec.accept_preserved_content),
+        carry_metadata=spec.carry_metadata,
+        namespace_shared=spec.namespace_shared,
+        cluster_layers=tuple(layers),
+        config_files=frozenset(named),
+        from_file=_set_in(file_spec),
+    )
     cluster_versions = next((list(src.api_versions) for src in (*layers, *extra_layers) if src.api_versions is not None), None)
-    config, problems = build_render_config(operator, settings.choices(), api_versions, cluster_versions)
+    resolved, problems = resolved.with_operator(operator, cluster_versions)
     results.extend(problems)
     if any(r.is_error for r in results):
         return None, _shown(results, policy)
-    ns = namespace or settings.namespace or "default"
-    resolved = Settings(config=config, settings=settings, namespace=ns, cluster_layers=tuple(layers), config_files=frozenset(named))
     return resolved, _shown(results, policy)
 
 
@@ -485,30 +563,10 @@ def _shown(results: list[Result], policy: PathPolicy) -> list[Result]:
     return [replace(r, file=policy.show(r.file)) if r.file else r for r in results]
 
 
-def settings_from_args(
-    args: CommonOptions, more: Mapping[str, Any] | None = None, extra_layers: Sequence[StateLayer] = ()
-) -> tuple[Settings | None, list[Result]]:
-    """Settings from the command-line options every command shares, built one way for all.
-
-    ``more`` holds further option-table values by name (``keep-sources``, ``emit``,
-    ``companions``, ``strict``); None is "not given". ``extra_layers`` are as for
-    ``resolve_settings``.
-    """
-    return resolve_settings(
-        operator_config_path=args.operator_config,
-        config_path=args.config,
-        namespace=args.namespace,
-        overrides=settings_overrides({"lws": args.lws, **(more or {})}),
-        cluster_state_path=args.cluster_state,
-        extra_layers=extra_layers,
-    )
-
-
 __all__ = [
     "RENDER_CONFIG_API_VERSION",
     "RENDER_CONFIG_KIND",
     "SETTINGS_KINDS",
-    "CommonOptions",
     "Gates",
     "PathPolicy",
     "RenderSettings",
@@ -520,6 +578,5 @@ __all__ = [
     "resolve_settings",
     "settings_document_note",
     "settings_files",
-    "settings_from_args",
     "without_configuration",
 ]

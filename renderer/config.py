@@ -1,9 +1,9 @@
 """The render configuration: the operator configuration plus the plugin choices the core needs.
 
-The plugin's own settings document (``DynamoRenderConfig``: its schema, file paths included)
-lives in the plugin (``plugin.settings``); the core takes only ``PluginChoices``, plain typed
-data: the gates a user forced, the cluster's API versions, and what to emit.
-``build_render_config`` combines them with the operator's configuration
+The plugin resolves its settings into one record (``plugin.settings.Settings``; the
+DynamoRenderConfig schema, file paths included, is the plugin's); the core reads of it only the
+choices ``Choices`` names: the gates a user forced, the cluster's API versions, and what to
+emit. ``build_render_config`` combines them with the operator's configuration
 (``renderer.operator_config``) into the ``RenderConfig`` the renderer reads, deciding each
 feature gate as the operator does at start-up.
 
@@ -13,45 +13,59 @@ and Volcano APIs).
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from renderer.records import dataclass, field
 
 from renderer.operator_config import DEFAULT_OPERATOR_VERSION, OperatorConfiguration, helm_default_operator_config
 from renderer.results import Code, Result
 
 # ---------------------------------------------------------------------------------------------
-# What the core takes from the plugin's settings
+# What the core reads of the plugin's settings
 
 
-@dataclass(frozen=True)
-class PluginChoices:
-    """The plugin settings the core needs, as plain data (the schema is ``plugin.settings``).
+class Choices(Protocol):
+    """The plugin settings the core needs (``plugin.settings.Settings`` has them).
 
     A gate left ``None`` is detected as the operator does: from the cluster API facts when
     known, else its default.
     """
 
-    lws: bool | None = None
-    grove: bool | None = None
-    checkpoint: bool | None = None
-    dra: bool | None = None
+    @property
+    def lws(self) -> bool | None: ...
+    @property
+    def grove(self) -> bool | None: ...
+    @property
+    def checkpoint(self) -> bool | None: ...
+    @property
+    def dra(self) -> bool | None: ...
     # Stands in for the operator's detection of scheduling.run.ai when its config leaves KAI unset.
-    kai_scheduler: bool | None = None
+    @property
+    def kai_scheduler(self) -> bool | None: ...
     # Cluster API group/versions when the settings name them (apiVersions), else None.
-    api_versions: tuple[str, ...] | None = None
-    companions: bool = True
+    @property
+    def api_versions(self) -> tuple[str, ...] | None: ...
+    @property
+    def companions(self) -> bool: ...
     # The operator version that admits DGDs (stamped as nvidia.com/dynamo-operator-origin-version).
-    operator_version: str = DEFAULT_OPERATOR_VERSION
+    @property
+    def operator_version(self) -> str: ...
     # "workloads" renders DGDs down to Deployments/LWS; "dcd" stops at the generated DCDs.
-    emit: str = "workloads"
+    @property
+    def emit(self) -> str: ...
     # Emit DynamoGraphDeploymentScalingAdapter objects for components that ask for one.
-    scaling_adapters: bool = False
+    @property
+    def scaling_adapters(self) -> bool: ...
     # Sources (Kind/namespace/name patterns) whose preserved-annotation content is accepted.
-    accept_preserved: tuple[str, ...] = ()
+    @property
+    def accept_preserved(self) -> tuple[str, ...]: ...
     # Move the sources' GitOps annotations and labels to what they render (renderer.gitops).
-    carry_metadata: bool = True
+    @property
+    def carry_metadata(self) -> bool: ...
     # The objects every graph of a namespace shares (renderer.objects.shared): None emits them
     # and notes it, True emits them (this app owns them), False leaves them out.
-    namespace_shared: bool | None = None
+    @property
+    def namespace_shared(self) -> bool | None: ...
 
 
 @dataclass(frozen=True)
@@ -160,16 +174,16 @@ def resolve_dra_gate(configured: bool | None, plugin_setting: bool | None, api_v
 
 def build_render_config(
     operator: OperatorConfiguration | None,
-    choices: PluginChoices | None = None,
+    settings: Choices,
     api_versions: list[str] | None = None,
     cluster_api_versions: list[str] | None = None,
 ) -> tuple[RenderConfig, list[Result]]:
     """Combine the operator config, plugin settings and cluster API facts into a RenderConfig.
 
-    API versions: the front end's (``KUBE_API_VERSIONS``), else the settings' ``apiVersions``,
-    else those of the cluster state (a cluster-state file, a live lookup).
+    API versions: ``api_versions`` when given, else the settings' (``apiVersions``, or the front
+    end's ``KUBE_API_VERSIONS``), else those of the cluster state (a cluster-state file, a live
+    lookup).
     """
-    settings = choices or PluginChoices()
     source = "given" if operator is not None else "helm-defaults"
     operator = operator or helm_default_operator_config()
     versions = api_versions if api_versions is not None else (

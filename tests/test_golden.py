@@ -32,7 +32,7 @@ import pytest
 import yaml
 
 from plugin.frontends.render import run
-from plugin.options import CommonOptions
+from plugin.options import given_values
 from plugin.ownership import RENDERED_AS_ANNOTATION, RENDERED_DIGEST_ANNOTATION, RENDERED_FROM_ANNOTATION, intact, object_name
 from plugin.yamlio.codec import dump_documents
 from tests.golden_match import match_stream
@@ -55,18 +55,16 @@ def render_case(case: Path) -> tuple[int, str, str, dict[str, Any]]:
     config = case / "config.yaml"
     cluster = case / "cluster.yaml"
     stdout, stderr = io.StringIO(), io.StringIO()
-    common = CommonOptions(
+    common = given_values(dict(
         config=str(config) if config.exists() else None,
         namespace=meta.get("namespace"),
         lws=meta.get("lws"),
         cluster_state=str(cluster) if cluster.exists() else None,
         verbose=True,
-    )
-    more = {
-        "keep-sources": meta.get("keepSources") or None, "companions": meta.get("companions"),
-        "carry-metadata": meta.get("carryMetadata"), "namespace-shared": meta.get("namespaceShared"),
-    }
-    code = run([str(case / "input.yaml")], common, stdout, stderr, more)
+        keep_sources=bool(meta.get("keepSources")), companions=meta.get("companions"),
+        carry_metadata=meta.get("carryMetadata"), namespace_shared=meta.get("namespaceShared"),
+    ))
+    code = run([str(case / "input.yaml")], common, stdout, stderr)
     return code, stdout.getvalue(), stderr.getvalue(), meta
 
 

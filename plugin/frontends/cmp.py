@@ -90,7 +90,6 @@ class Plan:
     """What generate needs besides the manifests: settings and files not to render."""
 
     settings: Settings
-    namespace: str
     allow_empty: bool
     skip: frozenset[str]
     prune_last: bool = True
@@ -110,46 +109,46 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
         trusted=frozenset(name for name in ("config", "operator-config-path") if name in options and options[name].origin == SIDECAR),
         labels={name: value.label for name, value in options.items()},
     )
+    # The layers of the settings: these values over the config file, and those under it.
+    given: dict[str, Any] = {}
+    below: dict[str, Any] = {}
     config_value = options.get("config")
-    config_path = config_value.text if config_value is not None and config_value.text else None
+    if config_value is not None and config_value.text:
+        given["config"] = config_value.text
 
     # The operator configuration from the options: the highest origin wins; one origin, one form.
     # It gives way to the config file's own when the config file comes from a higher origin.
-    operator_path = operator_text = None
-    fallback = False
-    inline = options.get("operator-config")
-    by_path = options.get("operator-config-path")
-    candidates = [v for v in (inline, by_path) if v is not None and v.text]
+    candidates = [v for v in (options.get("operator-config"), options.get("operator-config-path")) if v is not None and v.text]
     if candidates:
         top = max(v.origin for v in candidates)
         winners = [v for v in candidates if v.origin == top]
-        fallback = config_value is not None and config_path is not None and top < config_value.origin
         if len(winners) > 1:
             results.append(Result(
                 f"set operator-config or operator-config-path, not both (both come from the {ORIGIN_NAMES[top]})",
                 field=winners[0].label, code=Code.CONFIG,
             ))
-        elif winners[0] is by_path:
-            operator_path = by_path.text
         else:
-            operator_text = winners[0].text
+            fallback = "config" in given and config_value is not None and top < config_value.origin
+            name = "operator-config-path" if winners[0] is options.get("operator-config-path") else "operator-config"
+            (below if fallback else given)[name] = winners[0].text
 
     # Plain settings: switches, gates ("auto" leaves a gate to the operator's own decision) and
     # strict (true, false or result codes; resolve_options has checked the text).
-    overrides: dict[str, Any] = {}
     for param in PARAMETERS:
         option = param.option
         if param.name not in options or option.kind not in ("bool", "gate", "strict") or not option.setting:
             continue
         text = options[param.name].text
-        *parents, key = option.setting
-        target = overrides
-        for part in parents:
-            target = target.setdefault(part, {})
         if option.kind == "strict":
-            target[key] = parse_strict(text)[0]
+            given[option.name] = parse_strict(text)[0]
         else:
-            target[key] = None if text == "auto" else text == "true"
+            given[option.name] = None if text == "auto" else text == "true"
+    # The namespace: the parameter's, else the config file's, else the destination's.
+    namespace_value = options.get("namespace")
+    if namespace_value is not None and namespace_value.text:
+        given["namespace"] = namespace_value.text
+    if env.get("ARGOCD_APP_NAMESPACE"):
+        below["namespace"] = env["ARGOCD_APP_NAMESPACE"]
     allow_empty = "allow-empty" in options and options["allow-empty"].text == "true"
     prune_last = "prune-last" not in options or options["prune-last"].text == "true"
     if any(r.is_error for r in results):
@@ -158,15 +157,9 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
     # The cluster facts Argo CD sends about the destination cluster.
     raw_versions = env.get("KUBE_API_VERSIONS", "")
     api_versions = [v for v in (s.strip() for s in raw_versions.split(",")) if v] or None
-    settings, problems = resolve_settings(
-        operator_config_path=operator_path,
-        config_path=config_path,
-        api_versions=api_versions,
-        overrides=overrides,
-        operator_config=operator_text,
-        operator_config_fallback=fallback,
-        policy=policy,
-    )
+    if api_versions is not None:
+        given["api-versions"] = api_versions
+    settings, problems = resolve_settings(given, below=below, policy=policy)
     results.extend(problems)
     if settings is None:
         return None, results
@@ -174,16 +167,9 @@ def build_plan(tree: Tree, options: Mapping[str, Value], env: Mapping[str, str])
     if grove_note is not None:
         results.append(grove_note)
 
-    namespace_value = options.get("namespace")
-    namespace = (
-        (namespace_value.text if namespace_value is not None else "")
-        or settings.settings.namespace
-        or env.get("ARGOCD_APP_NAMESPACE", "")
-        or "default"
-    )
     # The files the settings name are configuration, never manifests to render.
     skip = settings_files(settings)
-    return Plan(settings, namespace, allow_empty, skip, prune_last), results
+    return Plan(settings, allow_empty, skip, prune_last), results
 
 
 def _grove_off_note(settings: Settings, api_versions: list[str] | None) -> Result | None:
@@ -196,7 +182,7 @@ def _grove_off_note(settings: Settings, api_versions: list[str] | None) -> Resul
     Mirrors: internal/features/gates.go New (Grove: the configured value, else detection).
     """
     config = settings.config
-    if config.grove_enabled or config.operator_config_source != "helm-defaults" or settings.settings.gates.grove is not None:
+    if config.grove_enabled or config.operator_config_source != "helm-defaults" or settings.grove is not None:
         return None
     if not api_versions or not any(v.split("/", 1)[0] == "grove.io" for v in api_versions):
         return None
@@ -251,10 +237,10 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
     rendered = render_bundle(
         items,
         plan.settings.config,
-        plan.namespace,
-        keep_sources=plan.settings.settings.keep_sources,
+        plan.settings.namespace,
+        keep_sources=plan.settings.keep_sources,
         cluster_layers=plan.settings.cluster_layers,
-        mark=marker(plan.namespace),
+        mark=marker(plan.settings.namespace),
     )
     results.extend(rendered.results)
     if len(rendered.objects) > MAX_RENDERED_OBJECTS:
@@ -264,7 +250,7 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
             f"no objects to deploy in {tree.display(tree.app)} ({described}); an empty result "
             "makes Argo CD prune the whole Application, so it is refused unless the allow-empty parameter is true", code=Code.INPUT
         ))
-    results = plan.settings.settings.strict_results(results)
+    results = plan.settings.strict_results(results)
     # Two Applications of one namespace would both emit the namespace-shared objects: said once,
     # as a warning, until the settings say who owns them. Not an error under strict: a namespace
     # with one Application is fine as it is.
@@ -362,10 +348,10 @@ def parameters(cwd: str, env: Mapping[str, str], stdout: TextIO) -> int:
         if value is not None:
             effective[param.name] = f"{value.text} (from the {ORIGIN_NAMES[value.origin]})"
         elif param.name == "namespace":
-            configured = plan.settings.settings.namespace if plan is not None else None
+            configured = plan.settings.namespace if plan is not None and "namespace" in plan.settings.from_file else None
             effective[param.name] = f"{configured} (from the config file)" if configured else "the destination namespace"
-        elif param.name == "strict" and plan is not None and plan.settings.settings.strict:
-            effective[param.name] = f"{strict_text(plan.settings.settings.strict)} (from the config file)"
+        elif param.name == "strict" and plan is not None and plan.settings.strict:
+            effective[param.name] = f"{strict_text(plan.settings.strict)} (from the config file)"
         elif param.option.default:
             effective[param.name] = f"{param.option.default} (default)"
     if plan is not None:

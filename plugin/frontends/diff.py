@@ -31,9 +31,9 @@ from renderer.records import dataclass, replace
 from typing import Any, TextIO
 
 from plugin.impact import WORKLOAD_KINDS, ADDED, CHANGED, REMOVED, REPLACED, ROLLED, SCALED, Change, Impact, compare, identity
-from plugin.options import CommonOptions
+from plugin.options import OptionValues
 from plugin.files import KUSTOMIZATION_FILES, TextsOrDisk, is_within
-from plugin.settings import Settings, is_settings_document, load_manifests, settings_files, settings_from_args
+from plugin.settings import Settings, is_settings_document, load_manifests, resolve_settings, settings_files
 from plugin.yamlio.codec import load_documents
 from renderer.bundle import Item, render_bundle
 from plugin.yamlio.lines import format_results, places
@@ -75,7 +75,7 @@ def run(
     exit_code: bool,
     stdout: TextIO,
     stderr: TextIO,
-    common: CommonOptions = CommonOptions(),
+    common: OptionValues | None = None,
     old_settings: OldSettings = OldSettings(),
 ) -> int:
     """Render both sides, compare them, print the report; returns the exit code.
@@ -83,11 +83,13 @@ def run(
     With ``old_settings`` given, the old side renders ``old`` (or the base revision of ``new``)
     under them, and the new side ``new`` under ``common``.
     """
-    settings, problems = settings_from_args(common)
+    common = common or {}
+    raw = common.get("kustomize") is False
+    settings, problems = resolve_settings(common)
     if settings is None or any(r.is_error for r in problems):
         _report(problems, stderr)
         return 1
-    missing = missing_kustomize(new if base is not None else [*old, *new], common.raw)
+    missing = missing_kustomize(new if base is not None else [*old, *new], raw)
     if missing is not None:
         # one line for both sides
         _report([missing], stderr)
@@ -110,8 +112,8 @@ def run(
         # A file either side's settings name is configuration on both sides, never a manifest.
         named = _work_tree_names(settings, renames) | _work_tree_names(before_settings, renames)
         texts: dict[str, str] = {}
-        (before, sources_before), problems_before = render_side(old_side, before_settings, common.raw, named, texts)
-        (after, sources_after), problems_after = render_side(Side("new", tuple(new)), settings, common.raw, named, texts)
+        (before, sources_before), problems_before = render_side(old_side, before_settings, raw, named, texts)
+        (after, sources_after), problems_after = render_side(Side("new", tuple(new)), settings, raw, named, texts)
     problems = problems_before + problems_after
     _report(problems, stderr, texts)
     if before is None or after is None:
@@ -170,7 +172,7 @@ def render_side(
             (Item(doc.obj, doc.file, doc.index) for doc in documents),
             settings.config,
             settings.namespace,
-            keep_sources=settings.settings.keep_sources,
+            keep_sources=settings.keep_sources,
             cluster_layers=list(settings.cluster_layers),
             identities=claims,
         )
@@ -195,7 +197,7 @@ Rename = tuple[str, str, str]
 
 
 def resolve_old_settings(
-    common: CommonOptions, old: OldSettings, scratch: str
+    common: OptionValues, old: OldSettings, scratch: str
 ) -> tuple[Settings | None, list[Rename], list[Result]]:
     """The old side's settings: the old flags over the new side's options (None on any error).
 
@@ -212,12 +214,11 @@ def resolve_old_settings(
             renames.append(rename)
             value = path
         values.append(value)
-    options = replace(
-        common,
-        operator_config=values[0] if values[0] is not None else common.operator_config,
-        config=values[1] if values[1] is not None else common.config,
-    )
-    settings, problems = settings_from_args(options)
+    options = dict(common)
+    for name, value in zip(("operator-config-path", "config"), values):
+        if value is not None:
+            options[name] = value
+    settings, problems = resolve_settings(options)
     problems = [replace(r, file=_renamed(r.file, renames)) if r.file else r for r in problems]
     if settings is None or any(r.is_error for r in problems):
         return None, renames, problems

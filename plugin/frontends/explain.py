@@ -39,8 +39,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TextIO
 
 from plugin.frontends.render import report
-from plugin.options import CommonOptions
-from plugin.settings import Settings, load_manifests, settings_from_args
+from plugin.options import OptionValues
+from plugin.settings import Settings, load_manifests, resolve_settings
 from plugin.yamlio.codec import Document
 from plugin.yamlio.lines import LineIndex, resolve
 from renderer import consts
@@ -181,7 +181,8 @@ class Renderer:
         self.documents = documents
         self.settings = settings
         self.objects = [doc.obj for doc in documents]
-        self.choices = settings.settings.choices()
+        # The choices the configuration is built from (perturbed by replacing one).
+        self.choices = settings
         config = settings.config
         self.api_versions = list(config.api_versions) if config.api_versions is not None else None
         rebuilt, _ = build_render_config(config.operator, self.choices, self.api_versions)
@@ -196,7 +197,7 @@ class Renderer:
             items,
             config or self.settings.config,
             self.settings.namespace,
-            keep_sources=self.settings.settings.keep_sources,
+            keep_sources=self.settings.keep_sources,
             cluster_layers=self.settings.cluster_layers,
         )
         return out.objects, out.results
@@ -634,7 +635,7 @@ def _note(entry: Mapping[str, Any]) -> str:
 
 def run(
     paths: Sequence[str],
-    common: CommonOptions,
+    common: OptionValues,
     stdout: TextIO,
     stderr: TextIO,
     *,
@@ -647,15 +648,16 @@ def run(
     if wanted is None:
         stderr.write(f"error: --object wants KIND/NAME or KIND/NAMESPACE/NAME (got {target!r})\n")
         return 2
-    settings, problems = settings_from_args(common)
+    settings, problems = resolve_settings(common)
+    verbose = bool(common.get("verbose"))
     texts: dict[str, str] = {}
     documents, more = load_manifests(paths, settings, texts=texts)
     problems += more
     if settings is None or any(r.is_error for r in problems):
-        report(problems, stderr, common.verbose, texts)
+        report(problems, stderr, verbose, texts)
         return 1
-    explained, results = explain(documents, settings, wanted, field, common.operator_config)
-    report(results, stderr, common.verbose, texts)
+    explained, results = explain(documents, settings, wanted, field, common.get("operator-config-path"))
+    report(results, stderr, verbose, texts)
     if explained is None:
         return 1
     obj, entries = explained

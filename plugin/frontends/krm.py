@@ -158,7 +158,7 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
             [Item(source, item.path, item.index)],
             settings.config,
             settings.namespace,
-            keep_sources=settings.settings.keep_sources,
+            keep_sources=settings.keep_sources,
             cluster=cluster,
             identities=identities,
         )
@@ -199,7 +199,7 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
     # File rendered objects: replace last run's copy, else take the source's slot.
     placed = place(items, rendered_by_item, kept, settings, delegated)
     out.results.extend(placed.results)
-    out.results = settings.settings.strict_results(out.results)
+    out.results = settings.strict_results(out.results)
     if not out.ok:
         out.items = [item.position for item in items]
         return out

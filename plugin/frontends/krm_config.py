@@ -15,9 +15,9 @@ import json
 from typing import Any
 
 from plugin.options import configmap_keys, parse_strict
-from plugin.settings import RENDER_CONFIG_API_VERSION, RENDER_CONFIG_KIND, RenderSettings, Settings, resolve_settings
+from plugin.files import PathPolicy
+from plugin.settings import RENDER_CONFIG_API_VERSION, RENDER_CONFIG_KIND, Settings, resolve_settings
 from renderer import consts
-from renderer.config import build_render_config
 from renderer.operator_config import parse_operator_config
 from renderer.results import Code, ResourceRef, Result, describe_kind
 
@@ -35,20 +35,21 @@ def resolve_function_config(config: Any, base_dir: str = ".") -> tuple[Settings 
     ConfigMap. ``operatorConfigPath`` is resolved against ``base_dir``.
     """
     if config is None:
-        return resolve_settings(base_dir=base_dir)
+        return resolve_settings()
+    policy = PathPolicy(base=base_dir)
     ref = ResourceRef.of(config)
     if not isinstance(config, dict):
         return None, [Result(f"functionConfig must be an object, got {describe_kind(config)}", field="functionConfig", code=Code.CONFIG)]
     api_version, kind = config.get("apiVersion"), config.get("kind")
     if api_version == RENDER_CONFIG_API_VERSION and kind == RENDER_CONFIG_KIND:
-        settings, results = resolve_settings(settings_doc=config, base_dir=base_dir)
+        settings, results = resolve_settings(document=config, policy=policy)
     elif api_version == consts.OPERATOR_CONFIG_API_VERSION and kind == consts.OPERATOR_CONFIG_KIND:
         settings, results = _operator_config_settings(config)
     elif api_version == "v1" and kind == "ConfigMap":
         doc, results = configmap_settings_doc(config)
         settings = None
         if doc is not None:
-            settings, problems = resolve_settings(settings_doc=doc, base_dir=base_dir)
+            settings, problems = resolve_settings(document=doc, policy=policy)
             results.extend(problems)
     else:
         valid = ", ".join(
@@ -72,12 +73,11 @@ def _operator_config_settings(config: dict[str, Any]) -> tuple[Settings | None, 
     operator, results = parse_operator_config(document)
     if operator is None or any(r.is_error for r in results):
         return None, results
-    plugin_settings = RenderSettings()
-    render_config, problems = build_render_config(operator, plugin_settings.choices())
+    settings, problems = Settings().with_operator(operator)
     results.extend(problems)
     if any(r.is_error for r in results):
         return None, results
-    return Settings(config=render_config, settings=plugin_settings, namespace="default"), results
+    return settings, results
 
 
 def configmap_settings_doc(config: dict[str, Any]) -> tuple[dict[str, Any] | None, list[Result]]:

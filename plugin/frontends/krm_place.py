@@ -128,7 +128,7 @@ def place(
             continue
         if identity in fresh:
             existing.setdefault(identity, position)
-        elif (owner in present or settings.settings.keep_sources) and not ownership.intact(item.obj):
+        elif (owner in present or settings.keep_sources) and not ownership.intact(item.obj):
             # a copied marker (a hand-written object made from a rendered one) or an edit since: never deleted
             results.append(Result(
                 f"kept {ResourceRef.of(item.obj).short()} at {_where(item)}: it carries the marker of an object rendered "
@@ -138,7 +138,7 @@ def place(
                 severity=Severity.WARNING,
                 resource=ResourceRef.of(item.obj), code=Code.CLASH,
             ))
-        elif owner in present or settings.settings.keep_sources:
+        elif owner in present or settings.keep_sources:
             pruned.add(position)
             reason = "which no longer renders it" if owner in present else "which is no longer in the package"
             results.append(Result(

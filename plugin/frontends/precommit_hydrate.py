@@ -52,8 +52,8 @@ from plugin.app_reader import build_apps, find_kustomization, helm_chart_error, 
 from plugin.files import (
     HELM_CHART_FILE, MAX_RENDERED_OBJECTS, ObjectBudget, Source, TextsOrDisk, too_many_rendered, manifest_files, read_bytes, read_sources, walk_manifests,
 )
-from plugin.options import CommonOptions
-from plugin.settings import Settings, settings_from_args
+from plugin.options import OptionValues
+from plugin.settings import Settings, resolve_settings
 from plugin.yamlio.lines import report
 from plugin.yamlio.codec import Document, dump_documents, load_documents
 from renderer.clashes import Identities, Identity, identity_of
@@ -183,7 +183,7 @@ def hydrate(source_root: str, sources: Sequence[Source], settings: Settings, app
             items,
             settings.config,
             settings.namespace,
-            keep_sources=settings.settings.keep_sources,
+            keep_sources=settings.keep_sources,
             cluster=cluster,
             identities=identities,
             mark=marker(settings.namespace),
@@ -643,7 +643,7 @@ def source_tree(source: str, raw: bool) -> tuple[list[str], list[tuple[str, str]
     return [name for _, name in found], folders or [], problems
 
 
-def run(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: bool, args: CommonOptions, stdout: TextIO) -> int:
+def run(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: bool, args: OptionValues, stdout: TextIO) -> int:
     """Compare OUTPUT with a fresh render of SOURCE (``fix``: rewrite it); 0 when they match, else 1."""
     if not os.path.isdir(source):
         stdout.write(f"[error]: source folder {source} does not exist or is not a folder\n")
@@ -654,19 +654,20 @@ def run(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: b
     if os.path.exists(output) and not os.path.isdir(output):
         stdout.write(f"[error]: output {output} exists and is not a folder\n")
         return 1
-    settings, results = settings_from_args(args, {"keep-sources": keep_sources or None})
+    settings, results = resolve_settings({**args, **({"keep-sources": True} if keep_sources else {})})
+    verbose = bool(args.get("verbose"))
     if settings is None:
-        report(results, TextsOrDisk({}), stdout, args.verbose)
+        report(results, TextsOrDisk({}), stdout, verbose)
         return 1
     tracked: set[str] | None = None
     if tracked_only:
         tracked, problems = tracked_files([source, output])
         if tracked is None:
-            report(problems, TextsOrDisk({}), stdout, args.verbose)
+            report(problems, TextsOrDisk({}), stdout, verbose)
             return 1
     # SOURCE is read by the app reader: a folder holding a kustomization is built, never read raw.
     show = show_from(os.getcwd())
-    found, folders, problems = source_tree(source, args.raw)
+    found, folders, problems = source_tree(source, args.get("kustomize") is False)
     results.extend(problems)
     apps_found, problems = split_apps(folders, show)
     results.extend(problems)
@@ -683,7 +684,7 @@ def run(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: b
     for built in builds:
         hydrated.texts.update(built.texts)
     results.extend(hydrated.results)
-    report(results, TextsOrDisk(hydrated.texts), stdout, args.verbose)
+    report(results, TextsOrDisk(hydrated.texts), stdout, verbose)
     if any(r.is_error for r in results):
         return 1
 
@@ -694,7 +695,7 @@ def run(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: b
         problems = refusals(changes, output, source)
         if not problems:
             problems = apply(changes, output, stdout)
-        report(problems, TextsOrDisk({}), stdout, args.verbose)
+        report(problems, TextsOrDisk({}), stdout, verbose)
         return 1
     documents = print_diffs(changes, stdout)
     stdout.write(
@@ -704,16 +705,16 @@ def run(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: b
     return 1
 
 
-def _rerun_arguments(source: str, output: str, tracked_only: bool, keep_sources: bool, args: CommonOptions) -> list[str]:
+def _rerun_arguments(source: str, output: str, tracked_only: bool, keep_sources: bool, args: OptionValues) -> list[str]:
     """The arguments of this run, for the ``--fix`` hint."""
     flags: list[str] = ["--tracked-only"] if tracked_only else []
     flags += ["--keep-sources"] if keep_sources else []
-    for flag, value in (("--operator-config", args.operator_config), ("--config", args.config),
-                        ("--namespace", args.namespace), ("--cluster-state", args.cluster_state)):
-        if value is not None:
-            flags += [flag, value]
-    if args.lws is not None:
-        flags.append("--lws" if args.lws else "--no-lws")
-    if args.raw:
+    for flag, name in (("--operator-config", "operator-config-path"), ("--config", "config"),
+                       ("--namespace", "namespace"), ("--cluster-state", "cluster-state")):
+        if args.get(name) is not None:
+            flags += [flag, args[name]]
+    if args.get("lws") is not None:
+        flags.append("--lws" if args["lws"] else "--no-lws")
+    if args.get("kustomize") is False:
         flags.append("--no-kustomize")
     return [*flags, source, output]

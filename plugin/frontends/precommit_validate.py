@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, TextIO
 from plugin.app_reader import PLAIN, Role, enclosing_chart, helm_chart_error, role_of, show_from
 from plugin.files import HELM_CHART_FILE, ObjectBudget, Source, TextsOrDisk, read_sources
 from plugin.yamlio.codec import Document
-from plugin.options import CommonOptions
+from plugin.options import OptionValues
 from plugin.yamlio.lines import report
 from renderer import consts
 from renderer.records import replace
@@ -167,13 +167,14 @@ def claim_objects(
     return results
 
 
-def run(filenames: Sequence[str], args: CommonOptions, stdout: TextIO, env: Mapping[str, str] | None = None) -> int:
+def run(filenames: Sequence[str], args: OptionValues, stdout: TextIO, env: Mapping[str, str] | None = None) -> int:
     """Check every file; 0 when every file is valid, 1 when any problem is an error.
 
     Under pre-commit (``PRE_COMMIT=1`` in ``env``) the files of earlier chunks of the same run
     are claimed first (``ChunkHandoff``), so a clash across chunks is an error too.
     """
     handoff, refused = ChunkHandoff.of_run(env if env is not None else os.environ, args)
+    raw, verbose = args.get("kustomize") is False, bool(args.get("verbose"))
     earlier, earlier_dynamo = handoff.earlier() if handoff is not None else ([], False)
     # Files that belong to a kustomization are read as kustomize reads them (plugin.app_reader):
     # through their folder's build, or as patches; only the others are read as they are.
@@ -181,9 +182,9 @@ def run(filenames: Sequence[str], args: CommonOptions, stdout: TextIO, env: Mapp
     # The files of a Helm chart are not manifests (its templates are not even YAML): one warning
     # per chart, not a failing commit for every template touched.
     filenames, charts = _outside_charts(filenames, cwd)
-    roles = {} if args.raw else {name: role_of(name, cwd) for name in filenames}
+    roles = {} if raw else {name: role_of(name, cwd) for name in filenames}
     plain = [name for name in filenames if roles.get(name, PLAIN).kind == "plain"]
-    earlier = [name for name in earlier if args.raw or role_of(name, cwd).kind == "plain"]
+    earlier = [name for name in earlier if raw or role_of(name, cwd).kind == "plain"]
     sources, results = read_sources(plain, charts=charts)
     results[:0] = refused
     results.extend(_chart_warnings(charts))
@@ -197,7 +198,7 @@ def run(filenames: Sequence[str], args: CommonOptions, stdout: TextIO, env: Mapp
     # Files that may hold settings documents are parsed once: for their check here and for the
     # checks below. The settings files the hook's own options name are checked where the
     # settings are read.
-    named = {os.path.realpath(path) for path in (args.config, args.operator_config) if path}
+    named = {os.path.realpath(path) for path in (args.get("config"), args.get("operator-config-path")) if path}
     loaded: dict[str, Loaded] = {}
     for source in sources:
         if not mentions_settings_kind(source.text) or os.path.realpath(source.name) in named:
@@ -212,10 +213,10 @@ def run(filenames: Sequence[str], args: CommonOptions, stdout: TextIO, env: Mapp
         if found or problems:
             texts[source.name] = source.text
     if candidates or (earlier_dynamo and sources):
-        from plugin.settings import settings_from_args
+        from plugin.settings import resolve_settings
         from renderer.clashes import Identities
 
-        settings, problems = settings_from_args(args)
+        settings, problems = resolve_settings(args)
         results.extend(problems)
         identities = Identities(settings.namespace) if settings is not None else None
         if settings is not None and identities is not None and earlier:
@@ -235,7 +236,7 @@ def run(filenames: Sequence[str], args: CommonOptions, stdout: TextIO, env: Mapp
                 # Other files only claim their objects: one named like a rendered object is a clash.
                 found = claim_objects(source, identities, budget, loaded.get(source.name))
             # (past the object limit the one error names the file, no line: no need to compose it again)
-            if budget.left >= 0 and any(r.severity is not Severity.INFO or args.verbose for r in found):
+            if budget.left >= 0 and any(r.severity is not Severity.INFO or verbose for r in found):
                 texts[source.name] = source.text
             results.extend(found)
     else:
@@ -244,7 +245,7 @@ def run(filenames: Sequence[str], args: CommonOptions, stdout: TextIO, env: Mapp
             results.extend(problems)
     if roles:
         results.extend(validate_kustomize_files(roles, args, texts, os.environ if env is None else env))
-    report(results, TextsOrDisk(texts), stdout, args.verbose)
+    report(results, TextsOrDisk(texts), stdout, verbose)
     return 1 if any(r.is_error for r in results) else 0
 
 
@@ -274,7 +275,7 @@ def _chart_warnings(charts: Sequence[str]) -> list[Result]:
     return out
 
 
-def validate_kustomize_files(roles: Mapping[str, Role], args: CommonOptions, texts: dict[str, str], env: Mapping[str, str]) -> list[Result]:
+def validate_kustomize_files(roles: Mapping[str, Role], args: OptionValues, texts: dict[str, str], env: Mapping[str, str]) -> list[Result]:
     """The files of the run that belong to a kustomization: patches checked as patches, apps through their build.
 
     Each app folder is built once (``plugin.app_reader.kustomize_build``) and its objects go
@@ -310,11 +311,11 @@ def validate_kustomize_files(roles: Mapping[str, Role], args: CommonOptions, tex
             ))
     if not apps:
         return results
-    from plugin.settings import settings_from_args, without_configuration
+    from plugin.settings import resolve_settings, without_configuration
     from renderer.bundle import is_dcd, is_dgd
     from renderer.clashes import Identities
 
-    settings, problems = settings_from_args(args)
+    settings, problems = resolve_settings(args)
     results.extend(problems)
     if settings is None:
         return results
@@ -326,7 +327,7 @@ def validate_kustomize_files(roles: Mapping[str, Role], args: CommonOptions, tex
             continue
         found = validate_documents(documents, settings, Identities(settings.namespace))
         results.extend(found)
-        if any(r.severity is not Severity.INFO or args.verbose for r in found):
+        if any(r.severity is not Severity.INFO or args.get("verbose") for r in found):
             texts.update(built.texts)
     return results
 
@@ -401,12 +402,12 @@ class ChunkHandoff:
         self.path = path
 
     @classmethod
-    def of_run(cls, env: Mapping[str, str], args: CommonOptions) -> tuple[ChunkHandoff | None, list[Result]]:
+    def of_run(cls, env: Mapping[str, str], args: OptionValues) -> tuple[ChunkHandoff | None, list[Result]]:
         """The run's handoff (None outside pre-commit or without a usable folder), and a warning when the folder is refused."""
         if env.get("PRE_COMMIT") != "1":
             return None, []
         parent = os.getppid()
-        key = json.dumps([parent, _start_time(parent), os.getcwd(), repr(args)])
+        key = json.dumps([parent, _start_time(parent), os.getcwd(), repr(sorted(args.items()))])
         uid = os.getuid() if hasattr(os, "getuid") else 0
         folder = os.path.join(tempfile.gettempdir(), f"dynamo-render-validate-{uid}")
         try:

@@ -10,12 +10,12 @@ import gc
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import IO, Any, TextIO
+from typing import IO, TextIO
 
 from plugin.ownership import marker, renamed_after_render
 from plugin.files import MAX_RENDERED_OBJECTS, too_many_rendered
-from plugin.options import CommonOptions
-from plugin.settings import load_manifests, settings_from_args
+from plugin.options import OptionValues
+from plugin.settings import load_manifests, resolve_settings
 from plugin.state_sources import LIVE_SOURCE, LiveCluster, namespaces_of
 from plugin.yamlio.fast import Emitter
 from plugin.yamlio.codec import json_line
@@ -39,40 +39,29 @@ def report(results: Sequence[Result], stream: TextIO, verbose: bool = False, tex
     stream.writelines(line + "\n" for line in format_results(shown, TextsOrDisk(texts or {})))
 
 
-def run(
-    paths: Sequence[str],
-    common: CommonOptions,
-    stdout: TextIO,
-    stderr: TextIO,
-    more: Mapping[str, Any] | None = None,
-    *,
-    output: str = "yaml",
-    live: bool = False,
-    kubeconfig: str | None = None,
-    context: str | None = None,
-) -> int:
+def run(paths: Sequence[str], options: OptionValues, stdout: TextIO, stderr: TextIO) -> int:
     """Render ``paths`` and write the stream; returns the exit code.
 
-    ``more`` holds the render command's further option-table values by name (``keep-sources``,
-    ``emit``, ``companions``, ``strict``; None is "not given"); ``live`` reads cluster facts
-    through ``kubeconfig`` and ``context``.
+    ``options`` are the command line's values by option name (``plugin.options``): the settings,
+    ``output``, ``verbose``, ``kustomize``, and ``live`` (read cluster facts through
+    ``kubeconfig`` and ``context``).
     """
-    verbose = common.verbose
+    verbose = bool(options.get("verbose"))
     # The live lookup (opt-in): API discovery first, as the gates depend on it.
     results: list[Result] = []
     cluster: LiveCluster | None = None
     discovered: list[StateLayer] = []
-    if live:
-        cluster, problems = LiveCluster.connect(kubeconfig, context)
+    if options.get("live"):
+        cluster, problems = LiveCluster.connect(options.get("kubeconfig"), options.get("context"))
         results.extend(problems)
         if cluster is not None:
             served, problems = cluster.discover()
             results.extend(problems)
             discovered.append(StateLayer(LIVE_SOURCE, api_versions=served))
-    settings, problems = settings_from_args(common, more, discovered)
+    settings, problems = resolve_settings(options, extra_layers=discovered)
     results.extend(problems)
     texts: dict[str, str] = {}
-    documents, problems = load_manifests(paths, settings, raw=common.raw, texts=texts)
+    documents, problems = load_manifests(paths, settings, raw=options.get("kustomize") is False, texts=texts)
     results.extend(problems)
     if settings is None or any(r.is_error for r in results):
         report(results, stderr, verbose, texts)
@@ -95,14 +84,14 @@ def run(
         settings.config,
         settings.namespace,
         rendered_results,
-        keep_sources=settings.settings.keep_sources,
+        keep_sources=settings.keep_sources,
         cluster_layers=layers,
         mark=marker(settings.namespace),
     )
     del documents
     with OutputBuffer() as buffer, frozen_heap():
         count = 0
-        if output == "json":
+        if options.get("output") == "json":
             for count, obj in enumerate(stream, 1):
                 if count > MAX_RENDERED_OBJECTS:
                     break
@@ -117,7 +106,7 @@ def run(
         if count > MAX_RENDERED_OBJECTS:
             results.append(too_many_rendered(MAX_RENDERED_OBJECTS))
         results.extend(rendered_results)
-        results = settings.settings.strict_results(results)
+        results = settings.strict_results(results)
         report(results, stderr, verbose, texts)
         if any(r.is_error for r in results):
             return 1

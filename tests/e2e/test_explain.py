@@ -27,8 +27,8 @@ import pytest
 import yaml
 
 from plugin.frontends import explain
-from plugin.options import CommonOptions
-from plugin.settings import load_manifests, settings_from_args
+from plugin.options import given_values
+from plugin.settings import load_manifests, resolve_settings
 from tests.builders import CHAT_DGD, OPERATOR_CONFIG
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,12 +63,12 @@ spec:
 def _explain(tmp_path: Path, text: str, target: str, field: str | None = None, **options: Any) -> tuple[list[dict[str, Any]], Any, Any]:
     path = tmp_path / "input.yaml"
     path.write_text(text)
-    common = CommonOptions(**options)
-    settings, problems = settings_from_args(common)
+    common = given_values({("operator_config_path" if k == "operator_config" else k): v for k, v in options.items()})
+    settings, problems = resolve_settings(common)
     assert settings is not None, problems
     documents, problems = load_manifests([str(path)], settings)
     assert not [p for p in problems if p.is_error], problems
-    explained, results = explain.explain(documents, settings, explain.Target.parse(target), field, common.operator_config)  # type: ignore[arg-type]
+    explained, results = explain.explain(documents, settings, explain.Target.parse(target), field, common.get("operator-config-path"))  # type: ignore[arg-type]
     assert explained is not None, [r.line() for r in results]
     return explained[1], documents, settings
 
@@ -208,5 +208,5 @@ def test_cli_json_and_text(tmp_path: Path) -> None:
 
 def test_the_bundled_example_explains_in_one_run() -> None:
     out, err = io.StringIO(), io.StringIO()
-    assert explain.run([str(ROOT / "examples/vllm-agg.yaml")], CommonOptions(), out, err, target="Deployment/vllm-agg-decode") == 0, err.getvalue()
+    assert explain.run([str(ROOT / "examples/vllm-agg.yaml")], {}, out, err, target="Deployment/vllm-agg-decode") == 0, err.getvalue()
     assert "replicas: 2   ← spec.replicas (vllm-agg.yaml:25)" in out.getvalue()

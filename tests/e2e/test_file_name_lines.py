@@ -14,7 +14,6 @@ import pytest
 
 from plugin.frontends import cmp, precommit_validate
 from plugin.frontends import render as render_frontend
-from plugin.options import CommonOptions
 
 BAD = {
     "apiVersion": "nvidia.com/v1beta1",
@@ -27,7 +26,7 @@ NAME = "deploy\nnext.yaml"
 
 def _render(folder: Path) -> str:
     out, err = io.StringIO(), io.StringIO()
-    code = render_frontend.run([str(folder)], CommonOptions(), out, err)
+    code = render_frontend.run([str(folder)], {}, out, err)
     assert code == 1 and out.getvalue() == ""
     return err.getvalue()
 
@@ -41,7 +40,7 @@ def _cmp(folder: Path) -> str:
 
 def _validate(folder: Path) -> str:
     out = io.StringIO()
-    assert precommit_validate.run([str(folder / NAME)], CommonOptions(), out, env={}) == 1
+    assert precommit_validate.run([str(folder / NAME)], {}, out, env={}) == 1
     return out.getvalue()
 
 

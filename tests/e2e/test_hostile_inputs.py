@@ -18,7 +18,6 @@ import yaml
 
 from plugin.frontends import cmp, krm, precommit_validate
 from plugin.frontends import render as render_frontend
-from plugin.options import CommonOptions
 from tests.builders import dcd
 
 BIG = "1" * 4301
@@ -28,7 +27,7 @@ def run_render(text: str, tmp_path: Path, name: str = "input.yaml") -> tuple[int
     path = tmp_path / name
     path.write_text(text)
     out, err = io.StringIO(), io.StringIO()
-    code = render_frontend.run([str(path)], CommonOptions(), out, err)
+    code = render_frontend.run([str(path)], {}, out, err)
     return code, out.getvalue(), err.getvalue()
 
 
@@ -44,7 +43,7 @@ def run_validate(text: str, tmp_path: Path, name: str = "input.yaml") -> tuple[i
     path = tmp_path / name
     path.write_text(text)
     out = io.StringIO()
-    return precommit_validate.run([str(path)], CommonOptions(), out), "", out.getvalue()
+    return precommit_validate.run([str(path)], {}, out), "", out.getvalue()
 
 
 def run_krm(data: str) -> tuple[int, str, str]:
@@ -155,7 +154,7 @@ def test_more_than_a_thousand_nested_folders_render(tmp_path: Path) -> None:
     root = _nest(tmp_path / "deep", 1100)
     out, err = io.StringIO(), io.StringIO()
     try:
-        code = render_frontend.run([str(root)], CommonOptions(), out, err)
+        code = render_frontend.run([str(root)], {}, out, err)
     finally:
         _remove_nested(root, 1100)
     assert code == 0, err.getvalue()[:500]

@@ -24,7 +24,6 @@ from typing import Any
 import pytest
 
 from plugin.frontends import precommit_hydrate
-from plugin.options import CommonOptions
 from tests.builders import dcd
 
 CANARY = "CANARY-hydrate-6d1f"
@@ -38,7 +37,7 @@ def _write(path: Path, *docs: Any) -> None:
 def hydrate(*argv: str) -> tuple[int, str]:
     out = io.StringIO()
     paths = [a for a in argv if not a.startswith("--")]
-    code = precommit_hydrate.run(paths[0], paths[1], "--fix" in argv, False, False, CommonOptions(), out)
+    code = precommit_hydrate.run(paths[0], paths[1], "--fix" in argv, False, False, {}, out)
     return code, out.getvalue()
 
 

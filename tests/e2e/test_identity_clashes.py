@@ -24,7 +24,6 @@ from hypothesis import strategies as st
 
 from plugin.frontends import cmp, krm, precommit_hydrate, precommit_validate
 from plugin.frontends import render as render_frontend
-from plugin.options import CommonOptions
 from tests.builders import dcd
 
 IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0"
@@ -102,7 +101,7 @@ def _write(folder: Path, files: dict[str, list[dict[str, Any]]]) -> list[Path]:
 def run_render(folder: Path, files: dict[str, list[dict[str, Any]]]) -> tuple[int, str, str]:
     paths = _write(folder, files)
     out, err = io.StringIO(), io.StringIO()
-    code = render_frontend.run([str(p) for p in paths], CommonOptions(), out, err)
+    code = render_frontend.run([str(p) for p in paths], {}, out, err)
     return code, out.getvalue(), err.getvalue()
 
 
@@ -133,14 +132,14 @@ def run_cmp(folder: Path, files: dict[str, list[dict[str, Any]]]) -> tuple[int, 
 def run_validate(folder: Path, files: dict[str, list[dict[str, Any]]]) -> tuple[int, str, str]:
     paths = _write(folder, files)
     out = io.StringIO()
-    code = precommit_validate.run([str(p) for p in paths], CommonOptions(), out)
+    code = precommit_validate.run([str(p) for p in paths], {}, out)
     return code, "", out.getvalue()
 
 
 def run_hydrate_check(folder: Path, files: dict[str, list[dict[str, Any]]]) -> tuple[int, str, str]:
     _write(folder / "src", files)
     out = io.StringIO()
-    code = precommit_hydrate.run(str(folder / "src"), str(folder / "out"), True, False, False, CommonOptions(), out)
+    code = precommit_hydrate.run(str(folder / "src"), str(folder / "out"), True, False, False, {}, out)
     return code, "", out.getvalue()
 
 

@@ -19,7 +19,6 @@ import yaml
 from plugin import files
 from plugin.frontends import cmp, krm, precommit_hydrate, precommit_validate
 from plugin.frontends import render as render_frontend
-from plugin.options import CommonOptions
 
 IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0"
 LIMIT_LINE = f"the input holds more than {files.MAX_OBJECTS:,} objects, the limit per run"
@@ -56,7 +55,7 @@ def test_the_limits_are_the_documented_ones() -> None:
 
 def test_render(too_many: Path) -> None:
     out, err = io.StringIO(), io.StringIO()
-    code = render_frontend.run([str(too_many)], CommonOptions(), out, err)
+    code = render_frontend.run([str(too_many)], {}, out, err)
     assert code == 1 and out.getvalue() == ""
     assert LIMIT_LINE in err.getvalue() and "b-objects.yaml" in err.getvalue()
     assert "Traceback" not in err.getvalue()
@@ -71,14 +70,14 @@ def test_cmp_generate(too_many: Path) -> None:
 
 def test_validate(too_many: Path) -> None:
     out = io.StringIO()
-    code = precommit_validate.run([str(too_many / "a-dcd.yaml"), str(too_many / "b-objects.yaml")], CommonOptions(), out)
+    code = precommit_validate.run([str(too_many / "a-dcd.yaml"), str(too_many / "b-objects.yaml")], {}, out)
     assert code == 1
     assert LIMIT_LINE in out.getvalue()
 
 
 def test_hydrate_check(too_many: Path, tmp_path: Path) -> None:
     out = io.StringIO()
-    code = precommit_hydrate.run(str(too_many), str(tmp_path / "out"), True, False, False, CommonOptions(), out)
+    code = precommit_hydrate.run(str(too_many), str(tmp_path / "out"), True, False, False, {}, out)
     assert code == 1
     assert LIMIT_LINE in out.getvalue()
     assert not (tmp_path / "out").exists()

@@ -36,7 +36,7 @@ import pytest
 import yaml
 
 from plugin.frontends import cmp, krm, precommit_hydrate, precommit_validate
-from plugin.options import CommonOptions
+from plugin.options import given_values
 from plugin.yamlio.codec import dump_documents, load_documents
 from tests.fuzz.support import contract_problems, render
 from tests.builders import dcd
@@ -158,7 +158,7 @@ def test_secrets_the_api_server_refuses_are_errors_that_never_show_their_data(tm
     stdout, stderr = io.StringIO(), io.StringIO()
     from plugin.frontends.render import run
 
-    assert run([str(tmp_path / "bundle")], CommonOptions(), stdout, stderr) == 1
+    assert run([str(tmp_path / "bundle")], {}, stdout, stderr) == 1
     _canary_free(stderr.getvalue(), "stderr")
     assert stdout.getvalue() == ""
     assert len([line for line in stderr.getvalue().splitlines() if "[error]" in line]) >= len(objects)
@@ -176,7 +176,7 @@ def test_cli_never_leaks_secret_data(tmp_path: Path, case: str, verbose: bool) -
     stdout, stderr = io.StringIO(), io.StringIO()
     from plugin.frontends.render import run
 
-    code = run([str(tmp_path / "bundle")], CommonOptions(verbose=verbose), stdout, stderr)
+    code = run([str(tmp_path / "bundle")], given_values(dict(verbose=verbose)), stdout, stderr)
     _canary_free(stderr.getvalue(), "stderr")
     if case == "renders":
         assert code == 0, stderr.getvalue()
@@ -275,7 +275,7 @@ def test_precommit_validate_never_leaks_secret_data(tmp_path: Path, case: str, m
     monkeypatch.chdir(tmp_path)
     stdout = io.StringIO()
     files = sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / "src").iterdir())
-    precommit_validate.run(files, CommonOptions(verbose=True), stdout)
+    precommit_validate.run(files, given_values(dict(verbose=True)), stdout)
     _canary_free(stdout.getvalue(), "pre-commit output")
 
 
@@ -285,7 +285,7 @@ def test_precommit_hydrate_check_never_prints_secret_data(tmp_path: Path, monkey
     (tmp_path / "out").mkdir()
     monkeypatch.chdir(tmp_path)
     stdout = io.StringIO()
-    code = precommit_hydrate.run("src", "out", False, False, False, CommonOptions(), stdout)
+    code = precommit_hydrate.run("src", "out", False, False, False, {}, stdout)
     assert code == 1  # nothing committed yet: everything differs
     _canary_free(stdout.getvalue(), "hydrate-check diff")
 
@@ -587,5 +587,5 @@ def test_every_front_end_in_process_makes_no_connection(tmp_path: Path, no_netwo
     assert krm.run(None, stdin=lambda: _resource_list(VALID_DCDS), stdout=stdout, stderr=stderr, env={}) == 0, stderr.getvalue()
     stdout, stderr = io.StringIO(), io.StringIO()
     assert cmp.generate(str(app), _cmp_env(app), stdout, stderr) == 0, stderr.getvalue()
-    assert precommit_validate.run([str(app / "bundle.yaml")], CommonOptions(), io.StringIO()) == 0
+    assert precommit_validate.run([str(app / "bundle.yaml")], {}, io.StringIO()) == 0
     assert no_network == []

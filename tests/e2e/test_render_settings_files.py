@@ -13,7 +13,7 @@ from pathlib import Path
 import yaml
 
 from plugin.frontends import render as render_cmd
-from plugin.options import CommonOptions
+from plugin.options import OptionValues, given_values
 from tests.builders import OPERATOR_CONFIG, dcd
 from tests.positions import document_start
 
@@ -33,7 +33,7 @@ def _tree(tmp_path: Path) -> Path:
     return deploy
 
 
-def _run(deploy: Path, common: CommonOptions) -> tuple[int, list[dict[str, object]], str]:
+def _run(deploy: Path, common: OptionValues) -> tuple[int, list[dict[str, object]], str]:
     out, err = io.StringIO(), io.StringIO()
     code = render_cmd.run([str(deploy)], common, out, err)
     return code, [d for d in yaml.safe_load_all(out.getvalue()) if d], err.getvalue()
@@ -41,10 +41,10 @@ def _run(deploy: Path, common: CommonOptions) -> tuple[int, list[dict[str, objec
 
 def test_named_settings_files_inside_the_folder_are_read_not_rendered(tmp_path: Path) -> None:
     deploy = _tree(tmp_path)
-    common = CommonOptions(
-        operator_config=str(deploy / "operator.yaml"), config=str(deploy / "settings.yaml"),
+    common = given_values(dict(
+        operator_config_path=str(deploy / "operator.yaml"), config=str(deploy / "settings.yaml"),
         cluster_state=str(deploy / "state"),
-    )
+    ))
     code, objects, err = _run(deploy, common)
     assert code == 0, err
     assert "is configuration" not in err and "[error]" not in err
@@ -55,7 +55,7 @@ def test_named_settings_files_inside_the_folder_are_read_not_rendered(tmp_path: 
 
 def test_the_same_files_unnamed_are_manifests_or_warnings(tmp_path: Path) -> None:
     deploy = _tree(tmp_path)
-    code, objects, err = _run(deploy, CommonOptions())
+    code, objects, err = _run(deploy, {})
     assert code == 0, err
     kinds = [o["kind"] for o in objects]
     # the state folder's Secret is an ordinary manifest now; the two settings documents are warnings
@@ -67,7 +67,7 @@ def test_the_same_files_unnamed_are_manifests_or_warnings(tmp_path: Path) -> Non
 def test_a_document_with_a_non_string_kind_or_api_version_is_an_error_not_a_crash(tmp_path: Path) -> None:
     """Found by the fuzz test: the settings-kind check must not hash a list."""
     (tmp_path / "odd.yaml").write_text("apiVersion: [v1]\nkind: {a: b}\nmetadata: {name: x}\n")
-    code, objects, err = _run(tmp_path, CommonOptions())
+    code, objects, err = _run(tmp_path, {})
     assert code == 1 and objects == []
     assert "apiVersion" in err and "[error]" in err
 
@@ -80,7 +80,7 @@ def test_local_config_documents_are_left_out_with_a_note_as_kustomize_does(tmp_p
     tools = yaml.safe_dump_all([function_config, settings])
     (tmp_path / "tools.yaml").write_text(tools)
     out, err = io.StringIO(), io.StringIO()
-    code = render_cmd.run([str(tmp_path)], CommonOptions(verbose=True), out, err)
+    code = render_cmd.run([str(tmp_path)], given_values(dict(verbose=True)), out, err)
     assert code == 0, err.getvalue()
     rendered = [d for d in yaml.safe_load_all(out.getvalue()) if d]
     assert not [o for o in rendered if o["metadata"]["name"] in ("fn", "s")]

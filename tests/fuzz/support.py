@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 import plugin.frontends.render as render_cmd
-from plugin.options import CommonOptions
+from plugin.options import given_values
 from renderer.results import Result, Severity
 from tests.schemas import validate_object
 
@@ -60,17 +60,13 @@ def render(
     render_cmd.report = recording_report  # type: ignore[assignment]
     try:
         more = {k: str(v) if isinstance(v, Path) else v for k, v in extra.items()}
-        common = CommonOptions(
-            str(operator_config) if operator_config else None,
-            str(config) if config else None,
-            namespace,
-            lws,
-            more.pop("cluster_state", None),
-        )
-        # Option-table values by name; the rest (live lookups) are keyword arguments of run().
-        options = {name: more.pop(name) for name in ("emit", "companions", "strict") if name in more}
-        options["keep-sources"] = keep_sources or None
-        code = render_cmd.run([str(p) for p in paths], common, stdout, stderr, options, output=output, **more)
+        # The command line's values by option keyword (plugin.options Option.dest).
+        options = given_values(dict(
+            operator_config_path=str(operator_config) if operator_config else None,
+            config=str(config) if config else None,
+            namespace=namespace, lws=lws, keep_sources=keep_sources, output=output, **more,
+        ))
+        code = render_cmd.run([str(p) for p in paths], options, stdout, stderr)
     finally:
         render_cmd.report = original  # type: ignore[assignment]
     return Run(code, stdout.getvalue(), stderr.getvalue(), recorded)

@@ -24,7 +24,6 @@ from hypothesis import strategies as st
 
 from plugin.frontends import convert
 from plugin.frontends import render as render_frontend
-from plugin.options import CommonOptions
 from renderer.results import Result
 from tests.fuzz.support import add_summary_line
 
@@ -111,7 +110,7 @@ def test_no_annotation_text_is_a_bug(data: st.DataObject) -> None:
         path.write_text(json.dumps(obj), encoding="utf-8")
         out, err = io.StringIO(), io.StringIO()
         try:
-            code = render_frontend.run([str(path)], CommonOptions(), out, err)
+            code = render_frontend.run([str(path)], {}, out, err)
         except Exception:
             EXAMPLES["3"] += 1
             raise

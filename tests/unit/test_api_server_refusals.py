@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from plugin.frontends import render as render_frontend
-from plugin.options import CommonOptions
 from tests.builders import dcd
 from tests.positions import line_of
 
@@ -25,7 +24,7 @@ def render(text: str, tmp_path: Path) -> tuple[int, str, str]:
     path = tmp_path / "input.yaml"
     path.write_text(text)
     out, err = io.StringIO(), io.StringIO()
-    code = render_frontend.run([str(path)], CommonOptions(), out, err)
+    code = render_frontend.run([str(path)], {}, out, err)
     return code, out.getvalue(), err.getvalue()
 
 

@@ -15,7 +15,7 @@ import yaml
 
 from plugin.frontends import cmp, krm
 from plugin.frontends.render import run as render_run
-from plugin.options import CommonOptions
+from plugin.options import given_values
 from plugin.state_sources import load_state_file, namespaces_of
 from renderer.cluster.state import (
     DEPLOYMENT,
@@ -31,6 +31,7 @@ from renderer.cluster.state import (
     build_cluster_state,
     not_found_message,
 )
+from plugin.settings import Settings
 from renderer.config import build_render_config
 from renderer.operator_config import helm_default_operator_config
 from renderer.objects.integrity import Reference, needed_references, object_index, pod_spec_references, report_missing
@@ -182,10 +183,10 @@ def test_cluster_api_versions_are_the_last_fallback_of_the_gates() -> None:
     operator = helm_default_operator_config().model_copy(deep=True)
     operator.checkpoint.enabled = True
     served = ["leaderworkerset.x-k8s.io/v1", "nvidia.com/v1alpha1/PodSnapshot"]
-    config, _ = build_render_config(operator, cluster_api_versions=served)
+    config, _ = build_render_config(operator, Settings(), cluster_api_versions=served)
     # No Volcano: the operator leaves LWS off; PodSnapshot served: checkpoints on.
     assert (config.lws_enabled, config.checkpoint_enabled) == (False, True)
-    config, results = build_render_config(operator, api_versions=["scheduling.volcano.sh/v1beta1", "leaderworkerset.x-k8s.io/v1"], cluster_api_versions=served)
+    config, results = build_render_config(operator, Settings(), api_versions=["scheduling.volcano.sh/v1beta1", "leaderworkerset.x-k8s.io/v1"], cluster_api_versions=served)
     # Explicit API versions win; checkpointing on without PodSnapshot stops the operator at start-up.
     assert config.lws_enabled is True
     assert [r.field for r in results if r.is_error] == ["checkpoint.enabled"]
@@ -229,7 +230,7 @@ def companions(config_doc: dict[str, Any] | None = None, **kwargs: Any) -> list[
         for part in head:
             target = getattr(target, part)
         setattr(target, last, value)
-    config, _ = build_render_config(operator)
+    config, _ = build_render_config(operator, Settings())
     return [f"{o['kind']}/{o['metadata']['name']}" for o in render_standalone_companions(parsed_dcd(dcd(image="test-image:latest", **kwargs)), config)]
 
 
@@ -349,8 +350,8 @@ def test_render_command_reads_the_cluster_state_and_turns_companions_off(tmp_pat
     (tmp_path / "dcd.yaml").write_text(DCD_TEXT)
     (tmp_path / "state.yaml").write_text(LEGACY_DEPLOYMENT)
     out, err = io.StringIO(), io.StringIO()
-    common = CommonOptions(cluster_state=str(tmp_path / "state.yaml"))
-    code = render_run([str(tmp_path / "dcd.yaml")], common, out, err, {"companions": False})
+    common = given_values(dict(cluster_state=str(tmp_path / "state.yaml")))
+    code = render_run([str(tmp_path / "dcd.yaml")], {**common, "companions": False}, out, err)
     assert code == 0, err.getvalue()
     objects = [d for d in yaml.safe_load_all(out.getvalue()) if d]
     assert component_type(objects) == "worker"
@@ -361,7 +362,7 @@ def test_render_command_reads_the_cluster_state_and_turns_companions_off(tmp_pat
 def test_missing_cluster_state_file_is_an_error(tmp_path: Path) -> None:
     (tmp_path / "dcd.yaml").write_text(DCD_TEXT)
     out, err = io.StringIO(), io.StringIO()
-    code = render_run([str(tmp_path / "dcd.yaml")], CommonOptions(cluster_state=str(tmp_path / "missing.yaml")), out, err)
+    code = render_run([str(tmp_path / "dcd.yaml")], given_values(dict(cluster_state=str(tmp_path / "missing.yaml"))), out, err)
     assert code == 1 and out.getvalue() == ""
     assert "missing.yaml: [error]: cannot read" in err.getvalue()
 
@@ -442,7 +443,7 @@ def test_validate_hook_takes_a_cluster_state(tmp_path: Path) -> None:
     (tmp_path / "dcd.yaml").write_text(DCD_TEXT)
     (tmp_path / "state.yaml").write_text(LEGACY_DEPLOYMENT)
     out = io.StringIO()
-    hook = CommonOptions(cluster_state=str(tmp_path / "state.yaml"), verbose=True)
+    hook = given_values(dict(cluster_state=str(tmp_path / "state.yaml"), verbose=True))
     code = precommit_validate.run([str(tmp_path / "dcd.yaml")], hook, out)
     assert code == 0
     assert "existing Deployment/decode selects the pre-v1beta1 worker labels" in out.getvalue()

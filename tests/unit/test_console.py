@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -56,7 +57,30 @@ def test_the_short_way_knows_every_render_option_click_declares() -> None:
         declared.update(getattr(param, "secondary_opts", ()) if param.param_type_name == "option" else ())
     declared -= {"-h", "--help"}
     assert set(console.render_flags()) == declared
-    assert {**console.RENDER_DEFAULTS, "paths": ("x",)} == click_params(["x"])
+    assert {**console.render_defaults(), "paths": ("x",)} == click_params(["x"])
+
+
+def test_every_render_option_has_the_same_default_choices_and_path_check_in_both_parsers() -> None:
+    """The short way reads defaults, choices and path checks from the option table, as click does."""
+    from plugin.options import BY_NAME, RENDER_OPTIONS
+
+    params = {param.name: param for param in cli.commands["render"].params if isinstance(param, click.Option)}
+    defaults = console.render_defaults()
+    assert set(defaults) == set(params)
+    for name in RENDER_OPTIONS:
+        option = BY_NAME[name]
+        param = params[option.dest]
+        assert defaults[option.dest] == param.default == option.flag_default, name
+        assert param.is_flag == option.switch, name
+        choices = tuple(param.type.choices) if isinstance(param.type, click.Choice) else ()
+        assert choices == option.choices, name
+        path = param.type if isinstance(param.type, click.Path) else None
+        assert ("exists" if path and path.exists else "file" if path and not path.dir_okay else "") == option.path, name
+        # What the short way accepts as a value is what click accepts.
+        for value in (*option.choices, "other"):
+            if option.choices:
+                assert console._acceptable(option.dest, value) == (value in choices), (name, value)
+    assert defaults["strict_codes"] is None and params["strict_codes"].hidden
 
 
 @pytest.fixture(scope="module")

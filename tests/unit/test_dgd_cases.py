@@ -44,7 +44,8 @@ def test_some_cases_carry_a_hand_derived_hash() -> None:
 
 def _renderer_hash_json(case: Path, namespace: str) -> str:
     config = case / "config.yaml"
-    settings, problems = resolve_settings(config_path=str(config) if config.exists() else None, namespace=namespace)
+    given = {"config": str(config), "namespace": namespace} if config.exists() else {"namespace": namespace}
+    settings, problems = resolve_settings(given)
     assert settings is not None, problems
     doc = next(d for d in yaml.safe_load_all((case / "input.yaml").read_text()) if d and d.get("kind") == consts.DGD_KIND)
     dgd, results = parse_dgd(doc, settings.namespace, settings.config)

@@ -17,6 +17,7 @@ import pytest
 
 from renderer.objects import companions, epp
 from renderer.gocompat import goyaml
+from plugin.settings import Settings
 from renderer.config import RenderConfig, build_render_config
 from renderer.operator_config import ServiceMesh, parse_operator_config
 from renderer.graph.dgd import PROVIDER_COMPONENT, PROVIDER_GROVE
@@ -275,7 +276,7 @@ def _config(mesh: dict[str, Any], api_versions: list[str] | None = None) -> Rend
         }
     )
     assert operator is not None, problems
-    config, _ = build_render_config(operator, None, api_versions)
+    config, _ = build_render_config(operator, Settings(), api_versions)
     return config
 
 

@@ -30,7 +30,7 @@ DGD_FILES = sorted(p.name for p in CORPUS.iterdir() if p.suffix in (".yaml", ".y
 
 
 def _dgds(name: str) -> list[DGD]:
-    settings, _ = resolve_settings(namespace="default")
+    settings, _ = resolve_settings({"namespace": "default"})
     documents, _ = load_documents((CORPUS / name).read_text(encoding="utf-8"), name)
     out: list[DGD] = []
     for document in documents:
@@ -51,7 +51,7 @@ def test_the_corpus_has_native_and_converted_dgds() -> None:
 
 @pytest.mark.parametrize("name", DGD_FILES)
 def test_known_view_and_hash_match_the_conversion(name: str) -> None:
-    settings, _ = resolve_settings(namespace="default")
+    settings, _ = resolve_settings({"namespace": "default"})
     for dgd in _dgds(name):
         try:
             backend_framework_for_dcds(dgd)

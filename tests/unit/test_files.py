@@ -11,7 +11,6 @@ import pytest
 from plugin.files import walk_manifests
 from plugin.frontends import cmp
 from plugin.frontends import render as render_cmd
-from plugin.options import CommonOptions
 from tests.builders import write
 
 DCD = """\
@@ -86,7 +85,7 @@ def test_symlinked_subfolder_renders_the_same_through_every_front_end(linked_app
 
     monkeypatch.chdir(linked_app)
     out, err = io.StringIO(), io.StringIO()
-    code = render_cmd.run(["."], CommonOptions(), out, err)
+    code = render_cmd.run(["."], {}, out, err)
     assert code == 0, err.getvalue()
     assert out.getvalue() == via_cmp
     # Every DCD was found, the two behind the link included.

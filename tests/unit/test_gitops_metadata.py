@@ -16,10 +16,11 @@ import pytest
 import yaml
 
 from plugin.frontends.render import run
-from plugin.options import CommonOptions
+from plugin.options import given_values
 from renderer import gitops
 from renderer.bundle import Item, render_bundle
-from renderer.config import PluginChoices, build_render_config
+from plugin.settings import Settings
+from renderer.config import build_render_config
 from renderer.objects.shared import NAMESPACE_SHARED, is_namespace_shared
 from renderer.results import Code, Severity
 from tests.test_golden import GOLDEN, without_marker
@@ -56,13 +57,13 @@ def _with_gitops_metadata(doc: Any) -> Any:
 def _render(case: Path, input_path: Path) -> list[dict[str, Any]]:
     meta = yaml.safe_load((case / "case.yaml").read_text()) or {}
     config, cluster = case / "config.yaml", case / "cluster.yaml"
-    common = CommonOptions(
+    common = given_values(dict(
         config=str(config) if config.exists() else None, namespace=meta.get("namespace"), lws=meta.get("lws"),
         cluster_state=str(cluster) if cluster.exists() else None,
-    )
-    more = {"keep-sources": meta.get("keepSources") or None, "companions": meta.get("companions")}
+        keep_sources=bool(meta.get("keepSources")), companions=meta.get("companions"),
+    ))
     out, err = io.StringIO(), io.StringIO()
-    assert run([str(input_path)], common, out, err, more) == 0, err.getvalue()
+    assert run([str(input_path)], common, out, err) == 0, err.getvalue()
     return [without_marker(d) for d in yaml.safe_load_all(out.getvalue()) if d is not None]
 
 
@@ -157,7 +158,7 @@ def _dgd(annotations: dict[str, str] | None = None, labels: dict[str, str] | Non
 
 
 def _bundle(docs: list[dict[str, Any]], **choices: Any) -> Any:
-    config, _ = build_render_config(None, PluginChoices(**choices))
+    config, _ = build_render_config(None, Settings(**choices))
     return render_bundle([Item(d) for d in docs], config, "llm")
 
 

@@ -90,7 +90,7 @@ def file_annos(obj: dict[str, Any]) -> dict[str, Any]:
 
 def rendered_by_cli(source: dict[str, Any], namespace: str = "default") -> list[dict[str, Any]]:
     """What the CLI path renders for one DCD (the KRM function must render the same)."""
-    settings, problems = resolve_settings(namespace=namespace)
+    settings, problems = resolve_settings({"namespace": namespace})
     assert settings is not None, problems
     rendered = render_bundle([Item(source)], settings.config, settings.namespace)
     assert rendered.ok, rendered.results

@@ -16,7 +16,6 @@ import pytest
 import yaml
 
 from plugin.frontends import cmp, precommit_hydrate, render
-from plugin.options import CommonOptions
 from plugin.ownership import RENDERED_AS_ANNOTATION, RENDERED_FROM_ANNOTATION
 
 WORKER = textwrap.dedent(
@@ -46,7 +45,7 @@ WORKER = textwrap.dedent(
 
 def _render(paths: list[str], **more: Any) -> tuple[int, list[dict[str, Any]], str]:
     out, err = io.StringIO(), io.StringIO()
-    code = render.run(paths, CommonOptions(), out, err, more)
+    code = render.run(paths, more, out, err)
     return code, [d for d in yaml.safe_load_all(out.getvalue()) if d], err.getvalue()
 
 
@@ -91,11 +90,11 @@ def test_an_unrenamed_render_output_passes_through_silently(tmp_path: Path) -> N
     source = tmp_path / "worker.yaml"
     source.write_text(WORKER)
     out = io.StringIO()
-    assert render.run([str(source)], CommonOptions(), out, io.StringIO()) == 0
+    assert render.run([str(source)], {}, out, io.StringIO()) == 0
     again = tmp_path / "again.yaml"
     again.write_text(out.getvalue())
     second, err = io.StringIO(), io.StringIO()
-    assert render.run([str(again)], CommonOptions(), second, err) == 0
+    assert render.run([str(again)], {}, second, err) == 0
     assert err.getvalue() == ""
     assert second.getvalue() == out.getvalue()
 
@@ -105,7 +104,7 @@ def test_hydrate_check_marks_its_output_and_warns_about_a_renamed_source(tmp_pat
     (tmp_path / "deploy").mkdir()
     (tmp_path / "deploy" / "worker.yaml").write_text(WORKER)
     out = io.StringIO()
-    assert precommit_hydrate.run("deploy", "rendered", True, False, False, CommonOptions(), out) == 1
+    assert precommit_hydrate.run("deploy", "rendered", True, False, False, {}, out) == 1
     hydrated = [d for d in yaml.safe_load_all((tmp_path / "rendered" / "worker.yaml").read_text()) if d]
     deployment = next(o for o in hydrated if o["kind"] == "Deployment")
     assert _annotations(deployment)[RENDERED_FROM_ANNOTATION] == "DynamoComponentDeployment/llm/worker"
@@ -113,7 +112,7 @@ def test_hydrate_check_marks_its_output_and_warns_about_a_renamed_source(tmp_pat
     (tmp_path / "renamed").mkdir()
     (tmp_path / "renamed" / "all.yaml").write_text(yaml.safe_dump_all(_renamed(hydrated, "dev-", "dev")))
     out = io.StringIO()
-    precommit_hydrate.run("renamed", "rendered-again", False, False, False, CommonOptions(), out)
+    precommit_hydrate.run("renamed", "rendered-again", False, False, False, {}, out)
     assert "[warning] Deployment/dev-worker: rendered as llm/worker but now named dev/dev-worker" in out.getvalue()
 
 
@@ -135,7 +134,7 @@ def test_a_hydrated_copy_of_a_rendered_object_is_the_same_object_as_a_fresh_rend
     source = tmp_path / "worker.yaml"
     source.write_text(WORKER)
     out = io.StringIO()
-    assert render.run([str(source)], CommonOptions(), out, io.StringIO()) == 0
+    assert render.run([str(source)], {}, out, io.StringIO()) == 0
     hydrated = tmp_path / "hydrated.yaml"
     hydrated.write_text(out.getvalue())
     code, objects, err = _render([str(source), str(hydrated)])

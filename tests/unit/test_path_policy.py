@@ -115,8 +115,16 @@ def test_a_trusted_path_may_be_absolute_and_lead_anywhere(tree: tuple[Path, Path
 # resolve_settings under a policy
 
 
-def resolve(policy: PathPolicy, **kwargs: Any) -> tuple[Settings | None, list[Result]]:
-    return resolve_settings(policy=policy, **kwargs)
+def resolve(
+    policy: PathPolicy, config_path: str | None = None, operator_config_path: str | None = None,
+    operator_config: str | None = None, operator_config_fallback: bool = False,
+) -> tuple[Settings | None, list[Result]]:
+    """The settings from a config file and an operator configuration given over it, or under it (a fallback)."""
+    operator = {name: value for name, value in (("operator-config-path", operator_config_path), ("operator-config", operator_config)) if value is not None}
+    given = {"config": config_path} if config_path is not None else {}
+    if operator_config_fallback:
+        return resolve_settings(given, below=operator, policy=policy)
+    return resolve_settings({**given, **operator}, policy=policy)
 
 
 @pytest.mark.parametrize("setting", ["operatorConfigPath", "clusterStatePath"])

@@ -17,7 +17,7 @@ import yaml
 
 from plugin.files import TextsOrDisk
 from plugin.frontends import precommit_hydrate, precommit_validate, render as render_cmd
-from plugin.options import CommonOptions
+from plugin.options import OptionValues, given_values
 from plugin.yamlio.lines import format_results
 from renderer.clashes import Origin
 from renderer.results import ResourceRef, Result
@@ -27,9 +27,9 @@ from tests.positions import document_start, line_of
 CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: first\n"
 
 
-def _render(paths: list[str], common: CommonOptions = CommonOptions()) -> tuple[int, str, str]:
+def _render(paths: list[str], common: OptionValues | None = None) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    code = render_cmd.run(paths, common, out, err)
+    code = render_cmd.run(paths, common or {}, out, err)
     return code, out.getvalue(), err.getvalue()
 
 
@@ -121,7 +121,7 @@ def test_a_settings_file_is_placed_by_its_text(tmp_path: Path) -> None:
         "spec:\n  companions: maybe\n"
     )
     config = write(tmp_path / "render.yaml", text)
-    code, _, err = _render([str(manifest)], CommonOptions(config=str(config)))
+    code, _, err = _render([str(manifest)], given_values(dict(config=str(config))))
     assert code == 1
     assert f"{config}:{line_of(text, '  companions: maybe')}: [error]" in err, err
 
@@ -172,7 +172,7 @@ def test_render_of_a_folder_with_a_chart_gives_one_line(chart_repo: Path, path: 
 
 def test_hydrate_check_of_a_source_with_a_chart_gives_one_line(chart_repo: Path) -> None:
     out = io.StringIO()
-    code = precommit_hydrate.run("deploy", "rendered", False, False, False, CommonOptions(), out)
+    code = precommit_hydrate.run("deploy", "rendered", False, False, False, {}, out)
     assert code == 1
     (line,) = out.getvalue().splitlines()
     assert line.startswith(f"deploy/charts/llm/Chart.yaml: [error]: deploy/charts/llm {CHART_MESSAGE}")
@@ -183,7 +183,7 @@ def test_validate_leaves_a_chart_s_files_out_with_one_warning(chart_repo: Path) 
     files = sorted(str(p.relative_to(chart_repo)) for p in (chart_repo / "deploy" / "charts" / "llm").rglob("*.yaml"))
     assert any("/templates/" in f for f in files)
     out = io.StringIO()
-    code = precommit_validate.run([*files, "deploy/worker.yaml"], CommonOptions(), out, env={})
+    code = precommit_validate.run([*files, "deploy/worker.yaml"], {}, out, env={})
     assert code == 0, out.getvalue()
     (line,) = out.getvalue().splitlines()
     assert line.startswith(f"deploy/charts/llm/Chart.yaml: [warning]: deploy/charts/llm {CHART_MESSAGE}")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from plugin.frontends import precommit_hydrate, precommit_validate, render as render_cmd
-from plugin.options import CommonOptions
+from plugin.options import given_values
 from plugin.yamlio.codec import load_documents
 from plugin.yamlio.lines import LineIndex, format_results, resolve
 from renderer.results import ResourceRef, Result, Severity
@@ -428,7 +428,7 @@ def test_hydrate_layout_mirrors_the_source_tree(tree: Path) -> None:
 def test_hydrated_files_hold_exactly_what_render_prints_for_the_tree(tree: Path) -> None:
     _hydrate("--fix", *CONFIG, "deploy", "rendered")
     stdout, stderr = io.StringIO(), io.StringIO()
-    code = render_cmd.run(["deploy"], CommonOptions(config="deploy/settings.yaml"), stdout, stderr)
+    code = render_cmd.run(["deploy"], given_values(dict(config="deploy/settings.yaml")), stdout, stderr)
     assert code == 0, stderr.getvalue()
     assert stderr.getvalue() == ""  # the named settings file is configuration, not a manifest
     rendered, _ = load_documents(stdout.getvalue(), "-")
@@ -593,7 +593,7 @@ def test_an_unnamed_settings_file_is_a_warning_and_never_output(tree: Path) -> N
     assert code == 1 and out.splitlines()[0] == f"deploy/settings.yaml:{line}: " + warning
     assert not [p for p in (tree / "rendered").rglob("*") if p.is_file() and "DynamoRenderConfig" in p.read_text()]
     stdout, stderr = io.StringIO(), io.StringIO()
-    assert render_cmd.run(["deploy"], CommonOptions(), stdout, stderr) == 0
+    assert render_cmd.run(["deploy"], {}, stdout, stderr) == 0
     assert stderr.getvalue().splitlines() == [f"deploy/settings.yaml:{line}: " + warning]
     assert "DynamoRenderConfig" not in stdout.getvalue()
 

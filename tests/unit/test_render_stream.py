@@ -42,7 +42,7 @@ def test_the_stream_renders_each_source_only_when_asked(tmp_path: Path, monkeypa
         return real(dcd, *args, **kwargs)
 
     monkeypatch.setattr(bundle, "render_component", counting)
-    settings, problems = resolve_settings(namespace=None)
+    settings, problems = resolve_settings()
     assert settings is not None, problems
     results: list[Any] = []
     stream = stream_bundle(_items(_bundle(tmp_path, 3)), settings.config, settings.namespace, results)

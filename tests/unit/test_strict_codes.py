@@ -13,7 +13,7 @@ import pytest
 
 from plugin.frontends.krm_config import configmap_settings_doc
 from plugin.options import BY_NAME, STRICT_CODES, parse_strict
-from plugin.settings import parse_render_settings
+from plugin.settings import parse_render_settings, resolve_settings
 from renderer.cluster.state import SECRET, Existing, StateLayer, build_cluster_state
 from renderer.objects.integrity import Reference, report_missing
 from renderer.results import Code, ResourceRef, Result, Severity, strict
@@ -92,7 +92,7 @@ def test_strict_with_codes_hardens_only_those_warnings() -> None:
     ],
 )
 def test_settings_file_strict(strict_value: Any, severities: list[str]) -> None:
-    settings, problems = parse_render_settings({**CONFIG, "spec": {"strict": strict_value}})
+    settings, problems = resolve_settings(document={**CONFIG, "spec": {"strict": strict_value}})
     assert problems == [] and settings is not None
     out = settings.strict_results(_warnings()[:2])
     assert [r.severity.value for r in out] == severities

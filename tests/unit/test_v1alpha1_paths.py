@@ -18,7 +18,6 @@ import pytest
 import yaml
 
 from plugin.frontends import render as render_cmd
-from plugin.options import CommonOptions
 from renderer.admission.v1alpha1.paths import dcd_path, dgd_path
 from renderer.conversion.to_v1beta1 import dcd_to_v1beta1, dgd_to_v1beta1
 from tests.positions import line_of
@@ -143,7 +142,7 @@ def test_a_render_error_names_the_v1alpha1_field(tmp_path: Path, kind: str) -> N
     text = yaml.safe_dump({"apiVersion": "nvidia.com/v1alpha1", "kind": kind, "metadata": {"name": "w", "namespace": "llm"}, "spec": spec})
     path.write_text(text)
     out, err = io.StringIO(), io.StringIO()
-    assert render_cmd.run([str(path)], CommonOptions(), out, err) == 1
+    assert render_cmd.run([str(path)], {}, out, err) == 1
     errors = [line for line in err.getvalue().splitlines() if "[error]" in line]
     assert errors == [
         # the mount without a mount point: the line of its list item
