@@ -33,6 +33,15 @@ def _render(paths: list[str], common: OptionValues | None = None) -> tuple[int, 
     return code, out.getvalue(), err.getvalue()
 
 
+def test_the_helpers_count_documents_as_a_reader_of_the_file_does() -> None:
+    text = "# head\n---\na: 1\n---\n---\n# c\n\nb: 2\n"
+    assert [document_start(text, i) for i in (0, 2)] == [3, 8]
+    assert document_start("a: 1\n---\nb: 1\n", 1) == 3
+    with pytest.raises(AssertionError):
+        document_start(text, 1)  # an empty document has no content line
+    assert line_of(text, "b: 2") == 8 and line_of("x: 1\nx: 1\n", "x: 1", nth=2) == 2
+
+
 # ---------------------------------------------------------------------------------------------
 # The form without a line
 
