@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from plugin.files import TextsOrDisk
-from plugin.frontends import precommit_hydrate, precommit_validate, render as render_cmd
+from plugin.frontends import convert as convert_cmd, precommit_hydrate, precommit_validate, render as render_cmd
 from plugin.options import OptionValues, given_values
 from plugin.yamlio.lines import format_results
 from renderer.clashes import Origin
@@ -195,4 +195,17 @@ def test_validate_leaves_a_chart_s_files_out_with_one_warning(chart_repo: Path) 
     code = precommit_validate.run([*files, "deploy/worker.yaml"], {}, out, env={})
     assert code == 0, out.getvalue()
     (line,) = out.getvalue().splitlines()
+    assert line.startswith(f"deploy/charts/llm/Chart.yaml: [warning]: deploy/charts/llm {CHART_MESSAGE}")
+
+
+@pytest.mark.parametrize("in_place", [False, True], ids=["stream", "in-place"])
+def test_convert_leaves_a_chart_out_with_one_warning(chart_repo: Path, in_place: bool) -> None:
+    """Converting a tree that holds a chart converts the rest; the templates are not YAML to rewrite."""
+    err = io.StringIO()
+    if in_place:
+        code = convert_cmd.run_in_place(["deploy"], err)
+    else:
+        code = convert_cmd.run_stream(["deploy"], "yaml", io.StringIO(), err)
+    assert code == 0, err.getvalue()
+    (line,) = err.getvalue().splitlines()
     assert line.startswith(f"deploy/charts/llm/Chart.yaml: [warning]: deploy/charts/llm {CHART_MESSAGE}")
