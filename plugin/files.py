@@ -68,20 +68,14 @@ def limit_text(size: int) -> str:
 
 # Object limits (docs/reliability.md "Input limits"): one run reads at most MAX_OBJECTS objects (documents,
 # with the items of kinds ending in List counted one by one, or the items of a ResourceList)
-# and writes at most MAX_RENDERED_OBJECTS. Byte limits alone let small documents multiply:
-# 64 MiB of empty documents are millions of objects.
+# and writes at most renderer.config.MAX_RENDERED_OBJECTS (the core enforces that one: RenderConfig.max_rendered_objects).
+# Byte limits alone let small documents multiply: 64 MiB of empty documents are millions of objects.
 MAX_OBJECTS = 100_000
-MAX_RENDERED_OBJECTS = 500_000
 
 
 def too_many_objects(limit: int = MAX_OBJECTS, file: str = "") -> Result:
     """The one-line error for an input past the object limit."""
     return Result(f"the input holds more than {limit:,} objects, the limit per run; split it into several runs", file=file, code=Code.INPUT)
-
-
-def too_many_rendered(limit: int = MAX_RENDERED_OBJECTS) -> Result:
-    """The one-line error for a run that renders past the output object limit."""
-    return Result(f"the input renders more than {limit:,} objects, the limit per run; split it into several runs", code=Code.INPUT)
 
 
 class ObjectBudget:

@@ -1,33 +1,42 @@
 """Render a bundle of input objects: the one render API every front end calls.
 
-``render_bundle`` (and ``stream_bundle``, its streaming form) takes the input objects in order
-and, as DESIGN.md's data flow says:
+``render_bundle`` (and ``stream_bundle``, its streaming form) takes the input objects in order,
+or grouped by origin (``Group``: a file, an app's build, a KRM item; the groups together are one
+bundle), and, as DESIGN.md's data flow says:
 
-1. splits Dynamo objects (DCDs, DGDs) from everything else, which passes through in order;
-2. admits each Dynamo object (CRD schema, CEL, webhooks) and renders it on its own
+1. builds the cluster state from the bundle's own objects over the given cluster layers;
+2. splits Dynamo objects (DCDs, DGDs) from everything else, which passes through in order;
+3. admits each Dynamo object (CRD schema, CEL, webhooks) and renders it on its own
    (``render_source``, the per-source API): a DGD through the graph program
    (``renderer.graph.program``), a DCD through the component renderer
    (``renderer.objects.component``) plus its standalone companions; what the API server would
    refuse (``renderer.admission.apiserver``) is an error, never output;
-3. merges the sources' objects by identity (``_admit``: the one place where two sources'
-   objects meet; the clash check belongs there);
-4. checks that every object a rendered pod references is there (``renderer.objects.integrity``).
+4. merges the sources' objects by identity (``_admit``: the one place where two sources'
+   objects meet; the clash check belongs there, with the one identity rule of
+   ``renderer.clashes``), keeps the sources when ``keep_sources`` is set and stops at the
+   configured object limit;
+5. notes what holds for the whole bundle once (assumed defaults, namespace-shared objects) and
+   checks that every object a rendered pod references is there (``renderer.objects.integrity``).
 
-One source failing never hides another; every problem comes back as a Result.
+Each object comes back with its group, so a front end files it beside its origin; the front
+ends only read inputs, call this once and place the output. One source failing never hides
+another; every problem comes back as a Result.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from renderer.records import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from renderer import consts, gitops
 from renderer.admission import apiserver
 from renderer.admission.api import DCD, ParsedSource
 from renderer.admission.parse import parse_dcd
-from renderer.clashes import Identities, Origin
-from renderer.cluster.state import BUNDLE_SOURCE, ClusterState, Kind, StateLayer, build_cluster_state
+from renderer.clashes import Identities, Identity, Origin, identity_of
+from renderer.cluster.state import BUNDLE_SOURCE, ClusterState, Kind, build_cluster_state
+# The cluster facts besides the bundle's own objects (a cluster-state file, a live lookup): part of this API.
+from renderer.cluster.state import StateLayer as StateLayer
 from renderer.config import RenderConfig
 from renderer.objects.component import render_component
 from renderer.objects.preserved_content import (
@@ -40,7 +49,8 @@ from renderer.objects.preserved_content import (
 from renderer.objects.shared import is_namespace_shared
 from renderer.objects.integrity import Need, needed_references, object_index, report_missing
 from renderer.objects.standalone_companions import render_standalone_companions
-from renderer.results import Code, RenderError, ResourceRef, Result, Severity, describe_kind
+from renderer.bundle_notes import bundle_notes, dgdr_note, too_many_rendered
+from renderer.results import Code, RenderError, ResourceRef, Result, describe_kind
 
 if TYPE_CHECKING:
     from renderer.graph.dgd import DGD
@@ -60,18 +70,6 @@ class Item:
     obj: Any
     file: str = ""
     index: int | None = None
-
-
-@dataclass
-class Rendered:
-    """The output stream and every result, ready for a front end to emit."""
-
-    objects: list[dict[str, Any]] = field(default_factory=list)
-    results: list[Result] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not any(r.is_error for r in self.results)
 
 
 def is_dcd(obj: Any) -> bool:
@@ -94,23 +92,6 @@ def is_dgdr(obj: Any) -> bool:
 
 
 DGDR_KIND = "DynamoGraphDeploymentRequest"
-
-
-def dgdr_note(obj: dict[str, Any]) -> Result:
-    """A DynamoGraphDeploymentRequest is passed through: its DGD comes from a profiling run.
-
-    The operator's request controller runs a profiling Job on the cluster's GPUs and then
-    creates a DynamoGraphDeployment from the profiler's output; neither can happen offline.
-    Mirrors: internal/controller/dynamographdeploymentrequest_controller.go (not rendered)
-    """
-    return Result(
-        "passed through unchanged: the operator would run a profiling job for this request and create a "
-        "DynamoGraphDeployment from its results, which cannot happen offline; to manage the graph in Git, "
-        "commit the DynamoGraphDeployment the request produced (or that the profiler writes out) and render that",
-        severity=Severity.WARNING,
-        resource=ResourceRef.of(obj),
-        code=Code.UNSUPPORTED,
-    )
 
 
 @dataclass
@@ -259,48 +240,100 @@ def _as_written(field: str, source: ParsedSource) -> str:
     return to_written(field, source.source.get("spec") or {}, source.written_spec)
 
 
+# A group's role (``Group.role``).
+Role = Literal["bundle", "in-place", "facts"]
+BUNDLE: Role = "bundle"
+IN_PLACE: Role = "in-place"
+FACTS: Role = "facts"
+
+
+@dataclass(frozen=True)
+class Group:
+    """The inputs of one origin (a file, an app's build, a KRM item): their output is kept together.
+
+    ``role`` says what the core does with them:
+
+    - ``bundle``: Dynamo sources render; every other object is checked as the API server decodes
+      it and passes through (an identical second copy of an object is merged into the first);
+    - ``in-place``: the front end writes these inputs back where they are (the KRM function):
+      sources render as in a ``bundle`` group, and a kept source is emitted; every other object
+      is only claimed (a clash names both), except one whose identity a rendered object holds,
+      which the front end settles (it may be last run's copy);
+    - ``facts``: cluster facts only (read into the cluster state; never rendered, claimed or
+      emitted).
+    """
+
+    items: Sequence[Item]
+    role: Role = BUNDLE
+
+
+@dataclass
+class Rendered:
+    """The output and every result, ready for a front end to emit.
+
+    ``objects`` is the output in order; ``outputs`` the same objects by group (a file's or KRM
+    item's output, in the group's own order: what its sources render, then its other objects);
+    ``claims`` the identity index, naming the source every object came from
+    (``Identities.origin_of``).
+    """
+
+    claims: Identities
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    results: list[Result] = field(default_factory=list)
+    outputs: list[list[dict[str, Any]]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(r.is_error for r in self.results)
+
+
+def as_groups(inputs: Iterable[Item] | Iterable[Group]) -> list[Group]:
+    """Groups as given, or input objects as the one group of a bundle."""
+    given = list(inputs)
+    if given and all(isinstance(entry, Group) for entry in given):
+        return [entry for entry in given if isinstance(entry, Group)]
+    return [Group(tuple(entry for entry in given if isinstance(entry, Item)))]
+
+
 def render_bundle(
-    items: Iterable[Item],
+    inputs: Iterable[Item] | Iterable[Group],
     config: RenderConfig,
     default_namespace: str,
-    keep_sources: bool = False,
-    cluster: ClusterState | None = None,
     cluster_layers: Sequence[StateLayer] = (),
-    identities: Identities | None = None,
     mark: Mark | None = None,
 ) -> Rendered:
-    """Render every DCD of a bundle; pass every other object through untouched.
+    """Render every Dynamo source of a bundle; pass every other object through untouched.
 
-    Output order: the rendered objects of each DCD in input order (objects shared by several
-    DCDs, such as a model Service, appear once, where first rendered), then every other input
-    object in input order (rendered DCDs are dropped unless ``keep_sources``).
+    ``inputs`` are the input objects in order, or grouped by origin (``Group``: a file, a KRM
+    item); the groups together are one bundle. Output order: the rendered objects of each
+    source in input order (objects shared by several sources, such as a model Service, appear
+    once, where first rendered), then every other input object in input order (rendered
+    sources are dropped unless ``config.keep_sources``). Past ``config.max_rendered_objects``
+    the render stops with one error.
 
     The cluster state is built from the bundle's own objects over ``cluster_layers`` (a
-    cluster-state file, a live lookup), unless ``cluster`` is given. Standalone DCDs also get
-    their companion objects when ``config.companions`` is on. Last, every object a rendered pod
-    references is checked against the output and the cluster state.
+    cluster-state file, a live lookup). Standalone DCDs also get their companion objects when
+    ``config.companions`` is on. Last, every object a rendered pod references is checked
+    against the output and the cluster state.
 
     Two sources of one identity, or two sources rendering different objects of one identity,
-    are errors naming both (``renderer.clashes``). A front end that renders a bundle in several
-    calls passes one ``identities`` to all of them. ``mark`` (rendered object, its source) returns
-    the object as emitted: a front end's ownership marker, applied after the clash check.
+    are errors naming both (``renderer.clashes``). ``mark`` (rendered object, its source)
+    returns the object as emitted: a front end's ownership marker, applied after the clash check.
     """
-    out = Rendered()
-    out.objects = list(
-        stream_bundle(items, config, default_namespace, out.results, keep_sources, cluster, cluster_layers, identities, mark)
-    )
+    groups = as_groups(inputs)
+    out = Rendered(Identities(default_namespace), outputs=[[] for _ in groups])
+    for position, obj in stream_groups(groups, config, default_namespace, out.results, cluster_layers, mark, out.claims):
+        out.objects.append(obj)
+        out.outputs[position].append(obj)
     return out
 
 
 def stream_bundle(
-    items: Iterable[Item],
+    inputs: Iterable[Item] | Iterable[Group],
     config: RenderConfig,
     default_namespace: str,
     results: list[Result],
-    keep_sources: bool = False,
-    cluster: ClusterState | None = None,
     cluster_layers: Sequence[StateLayer] = (),
-    identities: Identities | None = None,
     mark: Mark | None = None,
 ) -> Iterator[dict[str, Any]]:
     """``render_bundle`` as a stream: each output object as soon as it is final, in the same order.
@@ -309,85 +342,127 @@ def stream_bundle(
     Results are appended to ``results`` as they are found; the reference checks come last, once
     the stream is exhausted (they need every object of the output).
     """
-    items = list(items)
-    if cluster is None:
-        bundle = StateLayer(BUNDLE_SOURCE, tuple(i.obj for i in items))
-        cluster, state_results = build_cluster_state([bundle, *cluster_layers], default_namespace)
-        results.extend(state_results)
-    owners: list[tuple[ResourceRef, Item, list[Need]]] = []
+    return (obj for _, obj in stream_groups(as_groups(inputs), config, default_namespace, results, cluster_layers, mark))
+
+
+def stream_groups(
+    groups: Sequence[Group],
+    config: RenderConfig,
+    default_namespace: str,
+    results: list[Result],
+    cluster_layers: Sequence[StateLayer] = (),
+    mark: Mark | None = None,
+    claims: Identities | None = None,
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``stream_bundle`` with each object's group (its position in ``groups``).
+
+    The cluster state is built when this is called, not when the stream starts: from then on
+    the core holds the only reference it needs to each group, and lets go of each group once
+    it is rendered, so a front end that drops its own references frees the inputs as the
+    output grows.
+    """
+    pending: list[Group | None] = list(groups)
+    bundle = StateLayer(BUNDLE_SOURCE, tuple(item.obj for group in groups for item in group.items))
+    cluster, state_results = build_cluster_state([bundle, *cluster_layers], default_namespace)
+    del bundle
+    results.extend(state_results)
+    return _stream(pending, config, default_namespace, results, cluster, mark, claims or Identities(default_namespace))
+
+
+def _stream(
+    pending: list[Group | None],
+    config: RenderConfig,
+    default_namespace: str,
+    results: list[Result],
+    cluster: ClusterState,
+    mark: Mark | None,
+    claims: Identities,
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The bundle's output, group by group; ``pending`` is emptied as the groups are rendered."""
+    owners: list[tuple[ResourceRef, str, int | None, list[Need]]] = []
     emitted: set[tuple[Kind, str, str]] = set()
-    claims = identities if identities is not None else Identities(default_namespace)
+    # What rendered objects hold: a hand-written object of one of these in an in-place group is the front end's.
+    rendered_identities: set[Identity | None] = set()
     rendered_any = False
+    count = 0
     # Namespace-shared objects rendered (or left out), by namespace: one note at the end.
     shared: dict[str, list[str]] = {}
-    passthrough: list[tuple[dict[str, Any], Origin]] = []
-    for item in items:
-        obj = item.obj
-        origin = Origin(ResourceRef.of(obj), item.file, item.index)
-        if is_dgdr(obj):
-            passthrough.append((obj, origin))
-            results.append(dgdr_note(obj).with_source(item.file, item.index))
+    # (group, object, origin, emit it: False for an in-place group's hand-written object)
+    passthrough: list[tuple[int, dict[str, Any], Origin, bool]] = []
+    for position in range(len(pending)):
+        group, pending[position] = pending[position], None
+        if group is None or group.role == FACTS:
             continue
-        source = render_source(item, config, default_namespace, cluster)
-        if source is None:
-            # Anything the API server would not take as an object is an error, never output.
-            problem = not_an_object(obj)
-            if problem is not None:
-                results.append(problem.with_source(item.file, item.index))
+        in_place = group.role == IN_PLACE
+        for item in group.items:
+            obj = item.obj
+            origin = Origin(ResourceRef.of(obj), item.file, item.index)
+            source = render_source(item, config, default_namespace, cluster)
+            if source is None:
+                if not in_place:
+                    refused = _refused_passthrough(obj, item, results)
+                    if refused:
+                        continue
+                passthrough.append((position, obj, origin, not in_place))
                 continue
-            refused = apiserver.refused_on_decode(obj)
-            if refused:
-                results.extend(r.with_source(item.file, item.index) for r in refused)
+            results.extend(source.results)
+            if source.needs is not None:
+                owners.append((source.needs[0], item.file, item.index, source.needs[1]))
+            if source.objects is None:
                 continue
-            passthrough.append((obj, origin))
-            continue
-        results.extend(source.results)
-        if source.needs is not None:
-            owners.append((source.needs[0], item, source.needs[1]))
-        if source.objects is None:
-            continue
-        # Two sources of one identity: the cluster could hold only one of them.
-        clash = claims.claim_source(obj, origin)
-        if clash is not None:
-            results.append(clash)
-            continue
-        rendered_any = True
-        admitted = _admit(source.objects, origin, claims, results, emitted, default_namespace, config, shared)
-        yield from admitted if mark is None else (mark(rendered, obj) for rendered in admitted)
-        if keep_sources:
-            passthrough.append((obj, origin))
-    if config.operator_config_source == "helm-defaults" and rendered_any:
-        results.append(
-            Result(
-                "no operator configuration given: assumed the operator Helm chart defaults "
-                "(discovery kubernetes, no NATS/etcd addresses, MPI secret mpi-run-ssh-secret)",
-                severity=Severity.INFO,
-                code=Code.NOTE,
-            )
-        )
-    if rendered_any and cluster.sources == (BUNDLE_SOURCE,):
-        results.append(
-            Result(
-                "no cluster state given (--cluster-state, clusterStatePath or --live): assumed a fresh cluster besides "
-                "the input (no labelled component ServiceAccounts, pull secrets, existing workloads, DynamoCheckpoints "
-                "or DRA objects)",
-                severity=Severity.INFO,
-                code=Code.NOTE,
-            )
-        )
-    results.extend(namespace_shared_notes(shared, config))
+            # Two sources of one identity: the cluster could hold only one of them.
+            clash = claims.claim_source(obj, origin)
+            if clash is not None:
+                results.append(clash)
+                continue
+            rendered_any = True
+            for rendered in _admit(source.objects, origin, claims, results, emitted, default_namespace, config, shared):
+                count += 1
+                if count > config.max_rendered_objects:
+                    results.append(too_many_rendered(config.max_rendered_objects))
+                    return
+                rendered_identities.add(identity_of(rendered, default_namespace))
+                yield position, rendered if mark is None else mark(rendered, obj)
+            if config.keep_sources:
+                passthrough.append((position, obj, origin, True))
+        del group
+    results.extend(bundle_notes(config, cluster, rendered_any, shared))
     # Every other input object, as it is; one that clashes with another object is an error.
-    for obj, origin in passthrough:
+    for position, obj, origin, emit_it in passthrough:
+        if not emit_it and identity_of(obj, default_namespace) in rendered_identities:
+            continue
         emit, clash = claims.claim(obj, origin, rendered=False)
         if clash is not None:
             results.append(clash)
-        if emit:
+        if emit and emit_it:
+            count += 1
+            if count > config.max_rendered_objects:
+                results.append(too_many_rendered(config.max_rendered_objects))
+                return
             emitted |= object_index((obj,), default_namespace)
-            yield obj
+            yield position, obj
 
     # Every ServiceAccount, ConfigMap, Secret, PVC and claim a rendered pod needs: there, or reported.
-    for ref, item, needs in owners:
-        results.extend(r.with_source(item.file, item.index) for r in report_missing(ref, needs, emitted, cluster))
+    for ref, file, index, needs in owners:
+        results.extend(r.with_source(file, index) for r in report_missing(ref, needs, emitted, cluster))
+
+
+def _refused_passthrough(obj: Any, item: Item, results: list[Result]) -> bool:
+    """Whether the API server would refuse a hand-written object (the reasons go to ``results``).
+
+    A DynamoGraphDeploymentRequest passes, with a note saying why it is not rendered.
+    """
+    if is_dgdr(obj):
+        results.append(dgdr_note(obj).with_source(item.file, item.index))
+        return False
+    # Anything the API server would not take as an object is an error, never output.
+    problem = not_an_object(obj)
+    if problem is not None:
+        results.append(problem.with_source(item.file, item.index))
+        return True
+    refused = apiserver.refused_on_decode(obj)
+    results.extend(r.with_source(item.file, item.index) for r in refused)
+    return bool(refused)
 
 
 def _admit(
@@ -421,33 +496,6 @@ def _admit(
                 continue
         if emit:
             yield obj
-
-
-def namespace_shared_notes(shared: dict[str, list[str]], config: RenderConfig) -> list[Result]:
-    """One note per namespace naming the namespace-shared objects rendered, or left out; none when this app owns them.
-
-    Every application whose graphs share the namespace renders them; Argo CD then reports a
-    SharedResourceWarning, and deleting one application deletes what the others' pods use.
-    Code ``namespace-shared``: the Argo CD plugin reports it as a warning.
-    """
-    if config.namespace_shared is True:
-        return []
-    out: list[Result] = []
-    for namespace, names in sorted(shared.items()):
-        listed = ", ".join(names)
-        if config.namespace_shared is False:
-            message = (
-                f"left out the objects every graph of namespace {namespace} shares ({listed}): namespaceShared is false, "
-                "so the application that owns them must emit them"
-            )
-        else:
-            message = (
-                f"emits objects every graph of namespace {namespace} shares ({listed}); when another application "
-                "deploys graphs to this namespace too, let one application own them (namespace-shared: true) and set "
-                "namespace-shared: false in the others"
-            )
-        out.append(Result(message, severity=Severity.INFO, code=Code.NAMESPACE_SHARED))
-    return out
 
 
 def not_an_object(obj: Any) -> Result | None:

@@ -1,18 +1,23 @@
 """Object identities in one output: two sources that render one object is an error naming both.
 
-The API server holds one object per API group, kind, namespace and name; kubectl and Argo CD
-keep the last copy they are given. So when two sources (two DCDs, two DGDs, a DCD and a
-hand-written object, ...) render the same identity, any silent choice is wrong and the clash is
-an error that names both sources (DESIGN decision 12). Objects that are identical by
-construction, such as the discovery RBAC two DCDs of one namespace share or the headless
+The one identity rule (``identity_of``): API group, kind, namespace and name. It is the API
+server's: it stores one object per group, kind, namespace and name, whatever API version it is
+written in (a tool that keys on the version as well, such as a kustomize resource id, may hold
+two copies the cluster would take for one). An object without a namespace is in the default
+namespace, unless its kind is cluster-scoped (then it has none). kubectl and Argo CD keep the
+last copy they are given. So when two sources (two DCDs, two DGDs,
+a DCD and a hand-written object, ...) render the same identity, any silent choice is wrong and
+the clash is an error that names both sources (DESIGN decision 12). Objects that are identical
+by construction, such as the discovery RBAC two DCDs of one namespace share or the headless
 Service of one model, are merged: the first copy is kept and the others add nothing.
 
 A source's own identity counts too: two DCDs (or two DGDs) of one name are a clash even when
 they render nothing in common, because the cluster could only hold one of them.
 
-This is the one place every front end's clash check goes through: ``renderer.render`` claims
-every source, every rendered object and every passed-through object here, and the front ends
-that render per file share one ``Identities`` across their calls.
+This is the one place every front end's clash check goes through: ``renderer.bundle`` claims
+every source, every rendered object and every passed-through object of a bundle here; a front
+end that renders files on their own (the validate hook: each file's cluster facts are its own)
+merges each file's claims into one index (``Identities.merge``).
 """
 
 from __future__ import annotations
@@ -91,6 +96,7 @@ class _Claim:
     origin: Origin
     # sha256 of the canonical JSON of an output object; None for a source
     fingerprint: bytes | None
+    rendered: bool = False
 
 
 # Annotations the front ends write to mark what they rendered (plugin.ownership): bookkeeping, not
@@ -153,7 +159,7 @@ class Identities:
             return True, None
         first = self._claims.get(identity)
         if first is None:
-            self._claims[identity] = _Claim(origin, fingerprint(obj))
+            self._claims[identity] = _Claim(origin, fingerprint(obj), rendered)
             return True, None
         if first.origin == origin and first.fingerprint is None and not rendered:
             return True, None
@@ -161,6 +167,29 @@ class Identities:
             return False, None
         verb = "is also rendered from" if rendered else "is also defined by"
         return False, self._clash(identity, first.origin, origin, verb)
+
+    def merge(self, other: Identities) -> list[Result]:
+        """Claim what another output claimed (a file rendered on its own), in its order: the clashes.
+
+        The same rules as claiming each object here: an identical object merges, any other
+        repeat is a clash naming both; a source that clashes claims nothing more.
+        """
+        results: list[Result] = []
+        clashed: set[Origin] = set()
+        for identity, claim in other._claims.items():
+            if claim.origin in clashed:
+                continue
+            first = self._claims.get(identity)
+            if first is None:
+                self._claims[identity] = claim
+                continue
+            if first.origin == claim.origin or (claim.fingerprint is not None and claim.fingerprint == first.fingerprint):
+                continue
+            if claim.fingerprint is None:
+                clashed.add(claim.origin)
+            verb = "is also rendered from" if claim.rendered else "is also defined by"
+            results.append(self._clash(identity, first.origin, claim.origin, verb))
+        return results
 
     def _clash(self, identity: Identity, first: Origin, second: Origin, verb: str) -> Result:
         return Result(

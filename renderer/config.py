@@ -66,6 +66,14 @@ class Choices(Protocol):
     # and notes it, True emits them (this app owns them), False leaves them out.
     @property
     def namespace_shared(self) -> bool | None: ...
+    # Emit each rendered source itself after what it renders (keepSources).
+    @property
+    def keep_sources(self) -> bool: ...
+
+
+# The most objects one render emits (docs/reliability.md "Input limits"): byte limits alone let
+# small documents multiply, so past it the render stops with one error.
+MAX_RENDERED_OBJECTS = 500_000
 
 
 @dataclass(frozen=True)
@@ -95,6 +103,9 @@ class RenderConfig:
     dra_enabled: bool = True
     carry_metadata: bool = True
     namespace_shared: bool | None = None
+    # Emit each rendered source itself after what it renders, and the most objects one render emits.
+    keep_sources: bool = False
+    max_rendered_objects: int = MAX_RENDERED_OBJECTS
 
 
 LWS_GROUP = "leaderworkerset.x-k8s.io"
@@ -244,6 +255,7 @@ def build_render_config(
         accept_preserved=settings.accept_preserved,
         carry_metadata=settings.carry_metadata,
         namespace_shared=settings.namespace_shared,
+        keep_sources=settings.keep_sources,
     )
     return config, results
 

@@ -42,7 +42,7 @@ from renderer.records import dataclass, replace
 from types import FrameType
 from typing import Any, TextIO
 
-from plugin.files import MAX_RENDERED_OBJECTS, PathPolicy, TextsOrDisk, is_local_config, too_many_rendered
+from plugin.files import PathPolicy, TextsOrDisk, is_local_config
 from plugin.frontends.cmp_sources import (
     Tree,
     collect_documents,
@@ -238,13 +238,10 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
         items,
         plan.settings.config,
         plan.settings.namespace,
-        keep_sources=plan.settings.keep_sources,
         cluster_layers=plan.settings.cluster_layers,
         mark=marker(plan.settings.namespace),
     )
     results.extend(rendered.results)
-    if len(rendered.objects) > MAX_RENDERED_OBJECTS:
-        results.append(too_many_rendered(MAX_RENDERED_OBJECTS))
     if not rendered.objects and not plan.allow_empty and not any(r.is_error for r in results):
         results.append(Result(
             f"no objects to deploy in {tree.display(tree.app)} ({described}); an empty result "

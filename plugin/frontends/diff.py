@@ -37,7 +37,7 @@ from plugin.settings import Settings, is_settings_document, load_manifests, reso
 from plugin.yamlio.codec import load_documents
 from renderer.bundle import Item, render_bundle
 from plugin.yamlio.lines import format_results, places
-from renderer.clashes import Identities, Identity, Origin
+from renderer.clashes import Identity, Origin
 from renderer.results import Code, Result, Severity
 
 FORMATS = ("text", "json", "markdown")
@@ -149,12 +149,11 @@ def render_side(
     """Every object the render command would print for ``side`` (None when any error), and its sources.
 
     An object's source names the DCD or DGD it was rendered from (or the object itself when it
-    passed through) with its file and document index, as ``Kind/namespace/name (file:index)``.
+    passed through) with its file and document index, as ``Kind/namespace/name (file:LINE)`` (``(file, doc N)`` without its text).
     ``named`` are the work-tree files that are configuration (default: those ``settings`` name).
     ``texts``, when given, is filled with the text of each file read, named as in problem lines.
     """
     results: list[Result] = []
-    claims = Identities(settings.namespace)
     named = [os.path.realpath(p) for p in (settings.config_files if named is None else named)]
     skip = settings_files(settings, named)
     if side.top is not None and side.rename is not None:
@@ -172,9 +171,7 @@ def render_side(
             (Item(doc.obj, doc.file, doc.index) for doc in documents),
             settings.config,
             settings.namespace,
-            keep_sources=settings.keep_sources,
             cluster_layers=list(settings.cluster_layers),
-            identities=claims,
         )
         results.extend(rendered.results)
     results = [_relabel(r, side) for r in results]
@@ -183,7 +180,7 @@ def render_side(
     # Each object's source, placed at the line its document starts where the file's text is known.
     found: list[tuple[Identity, Origin]] = []
     for obj in rendered.objects:
-        origin = claims.origin_of(obj)
+        origin = rendered.claims.origin_of(obj)
         if origin is not None:
             found.append((identity(obj, settings.namespace), replace(origin, file=_display(origin.file, side))))
     stubs = [Result("", resource=o.source, file=o.file, index=o.index, code=Code.NOTE) for _, o in found]

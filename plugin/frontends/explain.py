@@ -197,7 +197,6 @@ class Renderer:
             items,
             config or self.settings.config,
             self.settings.namespace,
-            keep_sources=self.settings.keep_sources,
             cluster_layers=self.settings.cluster_layers,
         )
         return out.objects, out.results
@@ -533,7 +532,9 @@ def _source_of(documents: Sequence[Document], renderer: Renderer, position: int,
         objects = [o for i, o in enumerate(renderer.objects) if i != index]
         kept = [d for i, d in enumerate(documents) if i != index]
         items = [Item(o, d.file, d.index) for o, d in zip(objects, kept)]
-        out = render_bundle(items, renderer.settings.config, renderer.settings.namespace, cluster_layers=renderer.settings.cluster_layers)
+        # (sources not kept: the question is which input the target is rendered from)
+        config = replace(renderer.settings.config, keep_sources=False)
+        out = render_bundle(items, config, renderer.settings.namespace, cluster_layers=renderer.settings.cluster_layers)
         if not _find(out.objects, target) and not any(r.is_error for r in out.results):
             return index
     return None

@@ -32,18 +32,17 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set as AbstractSet
 from renderer.records import dataclass, field, replace
 from typing import Any, TextIO
 
 from plugin import ownership
-from plugin.files import MAX_FILE_BYTES, MAX_OBJECTS, MAX_RENDERED_OBJECTS, decode, is_local_config, limit_text, too_many_objects, too_many_rendered
+from plugin.files import MAX_FILE_BYTES, MAX_OBJECTS, decode, is_local_config, limit_text, too_many_objects
 from plugin.frontends.krm_config import CONFIGMAP_KEYS, resolve_function_config
-from plugin.frontends.krm_place import Rendered, place, placement_identity, without_bookkeeping
+from plugin.frontends.krm_place import Rendered, held, place, without_bookkeeping
 from plugin.frontends.krm_wire import (
     INDEX_ANNOTATION,
     PATH_ANNOTATION,
-    Deferred,
     Entry,
     InputItem,
     NodeSource,
@@ -56,10 +55,9 @@ from plugin.frontends.krm_wire import (
 )
 from plugin.settings import Settings
 from plugin.yamlio.nodes import UnwritableInput, read_nodes
-from renderer.bundle import Item, is_dcd, is_dgd, not_an_object, render_bundle
-from renderer.clashes import Identities, Identity, Origin, identity_of
-from renderer.cluster.state import BUNDLE_SOURCE, StateLayer, build_cluster_state
-from renderer.results import Code, ResourceRef, Result, Severity
+from plugin.ownership import marker
+from renderer.bundle import FACTS, IN_PLACE, Group, Item, is_dcd, is_dgd, not_an_object, stream_groups
+from renderer.results import Code, Result, Severity
 
 # Names callers and tests reach through this module.
 __all__ = [
@@ -106,21 +104,19 @@ class Transformed:
         return not any(r.is_error for r in self.results)
 
 
-def _object_identity(obj: dict[str, Any]) -> tuple[str, str, str, str]:
-    meta = obj.get("metadata") or {}
-    return (str(obj.get("apiVersion", "")), str(obj.get("kind", "")), str(meta.get("namespace", "")), str(meta.get("name", "")))
-
-
 def transform(items: list[InputItem], settings: Settings) -> Transformed:
     """Replace each DCD by its rendered objects; pass everything else through.
 
-    Rendered objects carry the ownership marker (``plugin.ownership``), so a re-run over a
-    package that kept last run's output replaces what a present source renders again, prunes
-    what no source renders any more, and refuses to overwrite a hand-written object. On any
-    error the items come back unchanged (with every result), never half-rendered.
+    The items are one bundle, each item a group of its own (``renderer.bundle.Group``), so
+    the core files each rendered object beside its source. Rendered objects carry the
+    ownership marker (``plugin.ownership``), so a re-run over a package that kept last run's
+    output replaces what a present source renders again, prunes what no source renders any
+    more, and refuses to overwrite a hand-written object. On any error the items come back
+    unchanged (with every result), never half-rendered.
 
-    Once a source is rendered only its head (apiVersion, kind, metadata) is needed: the list
-    entry is replaced by it, so a large input's specs are released while its output grows.
+    Once the core holds the sources only their heads (apiVersion, kind, metadata) are needed
+    here: the list entries are replaced by them, so a large input's specs are released while
+    its output grows.
     """
     out = Transformed()
     # An item that is no object (a bare scalar, a list, a null) cannot be rendered or passed
@@ -130,68 +126,24 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
         out.results.extend(refused)
         out.items = [item.position for item in items]
         return out
-    bundle = StateLayer(BUNDLE_SOURCE, tuple(item.obj for item in items if isinstance(item.obj, dict)))
-    cluster, state_results = build_cluster_state([bundle, *settings.cluster_layers], settings.namespace)
-    del bundle
-    out.results.extend(state_results)
-
-    # Items of a kpt subpackage that runs dynamo-render itself were rendered by its own step
-    # (with its own settings): this run leaves them as they are.
     delegated = delegated_positions(items)
-    # Render each source on its own so its objects can be filed beside it; one identity index
-    # across them makes a clash between two sources an error naming both.
-    identities = Identities(settings.namespace)
-    rendered_by_item: dict[int, list[Rendered]] = {}
-    rendered_identities: set[Identity | None] = set()
-    kept: set[int] = set()
-    # Objects shared by several sources (companions of DCDs with one parent) are filed once.
-    emitted: set[tuple[str, str, str, str]] = set()
-    for position, item in enumerate(items):
-        if position in delegated or not (is_dcd(item.obj) or is_dgd(item.obj)):
-            continue
-        if len(emitted) > MAX_RENDERED_OBJECTS:
-            out.results.append(too_many_rendered(MAX_RENDERED_OBJECTS))
-            break
-        source = without_bookkeeping(item.obj)
-        owner = ownership.source_key(source, settings.namespace)
-        rendered = render_bundle(
-            [Item(source, item.path, item.index)],
-            settings.config,
-            settings.namespace,
-            keep_sources=settings.keep_sources,
-            cluster=cluster,
-            identities=identities,
-        )
-        out.results.extend(rendered.results)
-        if not any(obj is source for obj in rendered.objects):
+    groups = _groups(items, delegated)
+    positions = [position for position, group in enumerate(groups) if group.role == IN_PLACE and _is_source(items[position].obj)]
+    # a kept source comes back as itself (keepSources); its spec is kept then anyway
+    kept_sources = {position: groups[position].items[0].obj for position in positions} if settings.config.keep_sources else {}
+    stream = stream_groups(groups, settings.config, settings.namespace, out.results, settings.cluster_layers, marker(settings.namespace))
+    del groups
+    if not kept_sources:
+        for position in positions:
+            item = items[position]
             items[position] = InputItem({key: item.obj.get(key) for key in ("apiVersion", "kind", "metadata")}, item.position)
-        rendered_by_item[position] = []
-        for obj in rendered.objects:
-            identity = _object_identity(obj)
-            if obj is source or identity in emitted:
-                continue
-            emitted.add(identity)
-            marked = ownership.mark(obj, owner)
-            rendered_identities.add(identity_of(marked, settings.namespace))
-            # held compact until written: a large input's output would otherwise hold several times its bytes
-            rendered_by_item[position].append((placement_identity(marked, settings.namespace), Deferred.of(marked)))
-        if any(obj is source for obj in rendered.objects):
+    rendered_by_item: dict[int, list[Rendered]] = {position: [] for position in positions}
+    kept: set[int] = set()
+    for position, obj in stream:
+        if obj is kept_sources.get(position):
             kept.add(position)
-    # Every other item against what was rendered: a hand-written object of a rendered
-    # identity, or two different hand-written objects of one identity, is a clash naming both.
-    # Last run's output (the ownership marker) is replaced or pruned by _place instead.
-    # local-config documents (settings, the Kptfile) never reach a cluster: they clash with nothing.
-    for position, item in enumerate(items):
-        if position in rendered_by_item or position in delegated or is_local_config(item.obj) or ownership.rendered_from(item.obj) is not None:
             continue
-        if identity_of(without_bookkeeping(item.obj), settings.namespace) in rendered_identities:
-            continue  # a hand-written object of a rendered identity: _place names both
-        _, clash = identities.claim(
-            without_bookkeeping(item.obj), Origin(ResourceRef.of(item.obj), item.path, item.index), rendered=True
-        )
-        if clash is not None:
-            out.results.append(clash)
-    out.results = _unique(out.results)
+        rendered_by_item[position].append(held(obj, settings.namespace))
     if not out.ok:
         out.items = [item.position for item in items]
         return out
@@ -214,6 +166,32 @@ def transform(items: list[InputItem], settings: Settings) -> Transformed:
     )
     return out
 
+
+def _is_source(obj: Any) -> bool:
+    return is_dcd(obj) or is_dgd(obj)
+
+
+def _groups(items: Sequence[InputItem], delegated: AbstractSet[int]) -> list[Group]:
+    """Each item as a group of the bundle: what the core renders, claims or only reads as a cluster fact.
+
+    The DCDs and DGDs render, and every other item is claimed against them and each other:
+    a hand-written object of a rendered identity, or two different hand-written objects of one
+    identity, is a clash naming both (``place`` settles an object of a rendered identity: last
+    run's copy is replaced, a hand-written one is an error). Orchestrator bookkeeping is no part
+    of what the cluster would hold (``without_bookkeeping``). Cluster facts only: the items of a
+    subpackage that renders itself (``delegated_positions``), local-config documents (settings,
+    the Kptfile: they never reach a cluster) and last run's output (``place`` replaces or
+    prunes it).
+    """
+    groups: list[Group] = []
+    for position, item in enumerate(items):
+        if position not in delegated and (_is_source(item.obj) or not (
+            is_local_config(item.obj) or ownership.rendered_from(item.obj) is not None
+        )):
+            groups.append(Group((Item(without_bookkeeping(item.obj), item.path, item.index),), IN_PLACE))
+        else:
+            groups.append(Group((Item(item.obj, item.path, item.index),), FACTS))
+    return groups
 
 
 KPTFILE_GROUP = "kpt.dev/"
@@ -264,17 +242,6 @@ def _not_an_item(item: InputItem) -> Result:
     problem = not_an_object(item.obj)
     assert problem is not None
     return problem.with_source(item.path, item.index) if item.path else replace(problem, message=f"items[{item.position}]: {problem.message}")
-
-
-def _unique(results: Iterable[Result]) -> list[Result]:
-    """Results in order, each once (per-source rendering repeats bundle-wide notes)."""
-    seen: set[Result] = set()
-    out: list[Result] = []
-    for result in results:
-        if result not in seen:
-            seen.add(result)
-            out.append(result)
-    return out
 
 
 # ---------------------------------------------------------------------------------------------

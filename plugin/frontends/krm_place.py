@@ -34,7 +34,7 @@ from plugin.frontends.krm_wire import (
     KeptSource,
 )
 from plugin.settings import Settings
-from renderer.clashes import Origin
+from renderer.clashes import Identity, Origin, identity_of
 from renderer.results import Code, ResourceRef, Result, Severity
 
 # Orchestrator bookkeeping the cluster never sees: dropped from a DCD before it is rendered, so
@@ -43,8 +43,15 @@ _BOOKKEEPING_PREFIXES = ("internal.config.kubernetes.io/", "config.k8s.io/", "ku
 _BOOKKEEPING_KEYS = frozenset({LEGACY_PATH_ANNOTATION, LEGACY_INDEX_ANNOTATION, LOCAL_CONFIG_ANNOTATION})
 
 
-# A rendered object as ``place`` takes it: its identity (``placement_identity``) and the object.
-Rendered = tuple[tuple[str, str, str, str], Deferred]
+# A rendered object as ``place`` takes it: its identity (``renderer.clashes.identity_of``, the one
+# rule the core's clash check uses too) and the object.
+Rendered = tuple[Identity | None, Deferred]
+
+
+def held(obj: dict[str, Any], default_namespace: str) -> Rendered:
+    """A rendered object as ``place`` takes it, held compact until written (a large input's output
+    would otherwise hold several times its bytes)."""
+    return identity_of(obj, default_namespace), Deferred.of(obj)
 
 
 @dataclass
@@ -107,13 +114,13 @@ def place(
         for position, objs in sorted(rendered_by_item.items(), reverse=True)
         for key, _ in objs
     }
-    existing: dict[tuple[str, str, str, str], int] = {}
+    existing: dict[Identity | None, int] = {}
     pruned: set[int] = set()
     results: list[Result] = []
     for position, item in enumerate(items):
         if position in rendered_by_item or position in delegated:
             continue
-        identity = placement_identity(item.obj, default_namespace)
+        identity = identity_of(item.obj, default_namespace)
         owner = ownership.rendered_from(item.obj)
         if owner is None:
             if identity in fresh:
@@ -155,7 +162,7 @@ def place(
 
     replaced: dict[int, Deferred] = {}
     placed_for: dict[int, list[Entry]] = {}
-    seen: set[tuple[str, str, str, str]] = set()
+    seen: set[Identity | None] = set()
     for position in sorted(rendered_by_item):
         source = items[position]
         own_slot = None if position in kept else source.index
@@ -238,20 +245,3 @@ def without_bookkeeping(obj: dict[str, Any]) -> dict[str, Any]:
     if not annotations:
         del meta["annotations"]
     return {**obj, "metadata": meta}
-
-
-def placement_identity(obj: Any, default_namespace: str) -> tuple[str, str, str, str]:
-    """API group, kind, namespace and name; a missing namespace is the default one."""
-    if not isinstance(obj, dict):
-        return ("", "", "", str(id(obj)))
-    api_version = obj.get("apiVersion")
-    group = api_version.rpartition("/")[0] if isinstance(api_version, str) else ""
-    metadata = obj.get("metadata")
-    meta: dict[str, Any] = metadata if isinstance(metadata, dict) else {}
-    kind = obj.get("kind")
-    return (
-        group,
-        kind if isinstance(kind, str) else "",
-        str(meta.get("namespace") or default_namespace),
-        str(meta.get("name") or ""),
-    )

@@ -79,7 +79,7 @@ def validate_source(
     """Every problem in one file: YAML, admission rules and rendering.
 
     ``identities``, shared by the files of one run, makes two files rendering one object an
-    error naming both (pre-commit may split a commit's files into chunks; each chunk is one run).
+    error naming both (each file's claims are merged into it, ``Identities.merge``) (pre-commit may split a commit's files into chunks; each chunk is one run).
     ``loaded`` is the file already parsed.
     """
     if not mentions_dynamo_kind(source.text):
@@ -98,11 +98,11 @@ def validate_documents(
     from renderer.bundle import Item, render_bundle
 
     items = [Item(doc.obj, doc.file, doc.index) for doc in documents]
-    rendered = render_bundle(
-        items, settings.config, settings.namespace, cluster_layers=settings.cluster_layers, identities=identities
-    )
+    rendered = render_bundle(items, settings.config, settings.namespace, cluster_layers=settings.cluster_layers)
+    # The file renders on its own (its cluster facts are its own); its identities join the run's.
+    clashes = identities.merge(rendered.claims) if identities is not None else []
     results: list[Result] = []
-    for result in rendered.results:
+    for result in [*rendered.results, *clashes]:
         if not result.file and result.resource is not None:
             # cluster-state notes name an object of this file but no document
             result = result.with_source(file or _first_file(documents, result), None)

@@ -13,14 +13,12 @@ from contextlib import contextmanager
 from typing import IO, TextIO
 
 from plugin.ownership import marker, renamed_after_render
-from plugin.files import MAX_RENDERED_OBJECTS, too_many_rendered
 from plugin.options import OptionValues
 from plugin.settings import load_manifests, resolve_settings
 from plugin.state_sources import LIVE_SOURCE, LiveCluster, namespaces_of
 from plugin.yamlio.fast import Emitter
 from plugin.yamlio.codec import json_line
-from renderer.cluster.state import StateLayer
-from renderer.bundle import Item, stream_bundle
+from renderer.bundle import Item, StateLayer, stream_bundle
 from renderer.results import Result, Severity
 
 
@@ -84,27 +82,19 @@ def run(paths: Sequence[str], options: OptionValues, stdout: TextIO, stderr: Tex
         settings.config,
         settings.namespace,
         rendered_results,
-        keep_sources=settings.keep_sources,
         cluster_layers=layers,
         mark=marker(settings.namespace),
     )
     del documents
     with OutputBuffer() as buffer, frozen_heap():
-        count = 0
         if options.get("output") == "json":
-            for count, obj in enumerate(stream, 1):
-                if count > MAX_RENDERED_OBJECTS:
-                    break
+            for obj in stream:
                 buffer.write(json_line(obj))
         else:
             emitter = Emitter()
-            for count, obj in enumerate(stream, 1):
-                if count > MAX_RENDERED_OBJECTS:
-                    break
+            for obj in stream:
                 buffer.write(emitter.document(obj))
             buffer.write(emitter.end())
-        if count > MAX_RENDERED_OBJECTS:
-            results.append(too_many_rendered(MAX_RENDERED_OBJECTS))
         results.extend(rendered_results)
         results = settings.strict_results(results)
         report(results, stderr, verbose, texts)

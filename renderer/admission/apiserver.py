@@ -22,7 +22,7 @@ ValidateService (selector).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from renderer.admission import objectmeta, podrules
@@ -174,35 +174,15 @@ def _mount_references(spec: Any, prefix: str) -> list[Result]:
         for index, container in enumerate(spec.get(field) or []):
             if not isinstance(container, dict):
                 continue
-            paths: set[str] = set()
-            for position, mount in enumerate(container.get("volumeMounts") or []):
-                mount_path = mount.get("mountPath") if isinstance(mount, dict) else None
-                if isinstance(mount_path, str) and mount_path in paths:
-                    results.append(
-                        Result(
-                            f"invalid value {objectmeta.show(mount_path)}: must be unique",
-                            field=f"{prefix}.{field}[{index}].volumeMounts[{position}].mountPath",
-                            code=Code.API_SERVER,
-                        )
-                    )
-                if isinstance(mount_path, str):
-                    paths.add(mount_path)
-            claims: set[str] = set()
+            where = f"{prefix}.{field}[{index}]"
+            for position, mount_path in _repeats(container.get("volumeMounts"), _mount_path):
+                message = f"invalid value {objectmeta.show(mount_path)}: must be unique"
+                results.append(Result(message, field=f"{where}.volumeMounts[{position}].mountPath", code=Code.API_SERVER))
             resources = container.get("resources")
-            for position, claim in enumerate((resources.get("claims") if isinstance(resources, dict) else None) or []):
-                claim_name = claim.get("name") if isinstance(claim, dict) else None
-                # a claim is keyed by its name and request
-                key = f"{claim_name}/{claim.get('request')}" if isinstance(claim, dict) and claim.get("request") else claim_name
-                if isinstance(key, str) and key in claims:
-                    results.append(
-                        Result(
-                            f"duplicate value {objectmeta.show(str(claim_name))}",
-                            field=f"{prefix}.{field}[{index}].resources.claims[{position}]",
-                            code=Code.API_SERVER,
-                        )
-                    )
-                if isinstance(key, str):
-                    claims.add(key)
+            claims: list[Any] = (resources.get("claims") if isinstance(resources, dict) else None) or []
+            for position, _key in _repeats(claims, _claim_key):
+                message = f"duplicate value {objectmeta.show(str(claims[position].get('name')))}"
+                results.append(Result(message, field=f"{where}.resources.claims[{position}]", code=Code.API_SERVER))
             for position, mount in enumerate(container.get("volumeMounts") or []):
                 name = mount.get("name") if isinstance(mount, dict) else None
                 if isinstance(name, str) and name not in volumes:
@@ -214,6 +194,32 @@ def _mount_references(spec: Any, prefix: str) -> list[Result]:
                         )
                     )
     return results
+
+
+def _repeats(items: Any, key_of: Callable[[Any], str | None]) -> Iterator[tuple[int, str]]:
+    """(position, key) of each item of a list whose key an earlier item already had (None: no key)."""
+    seen: set[str] = set()
+    for position, item in enumerate(items or []):
+        key = key_of(item)
+        if key is None:
+            continue
+        if key in seen:
+            yield position, key
+        seen.add(key)
+
+
+def _mount_path(mount: Any) -> str | None:
+    path = mount.get("mountPath") if isinstance(mount, dict) else None
+    return path if isinstance(path, str) else None
+
+
+def _claim_key(claim: Any) -> str | None:
+    """A resource claim is keyed by its name and request."""
+    if not isinstance(claim, dict):
+        return None
+    name = claim.get("name")
+    key = f"{name}/{claim.get('request')}" if claim.get("request") else name
+    return key if isinstance(key, str) else None
 
 
 def _get(node: Any, path: tuple[str, ...]) -> Any:

@@ -35,6 +35,7 @@ def parse_dcd(
     runtime_source: str = consts.V1BETA1,
     list_maps: bool | None = None,
     known_alpha: AlphaView | None = None,
+    admitted_pod_template: dict[str, Any] | None = None,
 ) -> tuple[DCD | None, list[Result]]:
     """Validate and default one DCD document; every problem becomes a Result.
 
@@ -45,7 +46,9 @@ def parse_dcd(
     ``list_maps`` (default: a v1beta1 source) checks the podTemplate's list-map keys; a DCD a
     DGD generates has them checked with the whole v1beta1 CRD (renderer/admission/dcd_crd.py).
     ``known_alpha`` is the object's v1alpha1 view when the caller already knows it (a DCD generated
-    from a DGD without preserved data).
+    from a DGD without preserved data); ``admitted_pod_template`` is what ``admit_pod_template``
+    gives for its ``spec.podTemplate`` when the caller already knows that and that it has no
+    problems (the worker DCDs of a DGD, admitted in the worker-hash pass).
     """
     ref = ResourceRef.of(obj)
     results: list[Result] = []
@@ -60,7 +63,9 @@ def parse_dcd(
         spec = spec.model_copy(update={"name": metadata.name})
 
     pod_template: dict[str, Any] | None = None
-    if spec.pod_template is not None:
+    if spec.pod_template is not None and admitted_pod_template is not None:
+        pod_template = admitted_pod_template
+    elif spec.pod_template is not None:
         pod_template, problems = admit_pod_template(
             spec.pod_template, "spec.podTemplate", runtime_source == consts.V1BETA1 if list_maps is None else list_maps
         )

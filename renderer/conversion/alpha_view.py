@@ -141,16 +141,22 @@ def dgd_carrier_annotations(dgd_obj: dict[str, Any], backend_framework: str, dcd
 
     Mirrors: internal/dynamo/graph.go applyDGDComponentAlphaCompatibilityToDCD
     """
-    from renderer.conversion.to_v1beta1 import dcd_to_v1beta1
+    from renderer.conversion.from_v1beta1 import dgd_services_from_v1beta1
+    from renderer.conversion.to_v1beta1 import dcd_conversion_annotations
 
     metadata = dgd_obj.get("metadata") or {}
-    services = dgd_alpha(dgd_obj).get("services") or {}
+    # Only the services are read: without preserved data they are the components converted alone.
+    if has_dgd_preservation(metadata.get("annotations") or {}):
+        services = dgd_alpha(dgd_obj).get("services") or {}
+    else:
+        services = dgd_services_from_v1beta1(dgd_obj)
     out: dict[str, dict[str, str]] = {}
     for name, component in services.items():
         if not isinstance(component, dict) or name not in dcd_names:
             continue
         spec = {"backendFramework": backend_framework, **component} if backend_framework else dict(component)
-        carrier = dcd_to_v1beta1(
+        # Only the annotations of the converted DCD are copied: its spec is not encoded.
+        annotations = dcd_conversion_annotations(
             {
                 "apiVersion": consts.V1ALPHA1,
                 "kind": consts.DCD_KIND,
@@ -158,7 +164,6 @@ def dgd_carrier_annotations(dgd_obj: dict[str, Any], backend_framework: str, dcd
                 "spec": spec,
             }
         )
-        annotations = (carrier.get("metadata") or {}).get("annotations") or {}
         if annotations:
             out[name] = dict(annotations)
     return out

@@ -297,26 +297,50 @@ def _dgd_spec_from_hub(src: Obj, restored: Obj | None, save: Obj, save_hub_origi
         dst["envs"] = copy.deepcopy(src["env"])
     components = src.get("components") or []
     if components:
-        names = [c.get("name", "") for c in components]
-        keep_order = any(names[i - 1] > names[i] for i in range(1, len(names)))
-        services: Obj = {}
-        for i, comp in enumerate(components):
-            cname = comp.get("name", "")
-            if cname in services:
-                raise RenderError(
-                    f'duplicate component name "{cname}" in spec.components', f"spec.components[{i}].name"
-                )
-            preserved = None
-            if restored is not None and isinstance(restored.get("services"), dict):
-                preserved = restored["services"].get(cname)
-            comp_save: Obj = {"name": cname}
-            converted = shared_from.shared_from_v1beta1(comp, preserved, comp_save)
-            converted.pop("serviceName", None)
-            services[cname] = converted
-            if keep_order or not hub_save_is_zero(comp_save) or (save_hub_origin and comp.get("podTemplate") is not None):
-                save.setdefault("components", []).append(comp_save)
-        dst["services"] = services
+        dst["services"] = _services_from_hub(components, restored, save, save_hub_origin)
     return dst
+
+
+def _services_from_hub(components: list[Obj], restored: Obj | None, save: Obj | None, save_hub_origin: bool) -> Obj:
+    """The v1alpha1 services of a DGD's components; the hub-only remainders go to ``save`` (None: not computed).
+
+    Mirrors: api/v1alpha1/dynamographdeployment_conversion.go ConvertToDynamoGraphDeploymentSpec (the components)
+    """
+    names = [c.get("name", "") for c in components]
+    keep_order = any(names[i - 1] > names[i] for i in range(1, len(names)))
+    services: Obj = {}
+    for i, comp in enumerate(components):
+        cname = comp.get("name", "")
+        if cname in services:
+            raise RenderError(
+                f'duplicate component name "{cname}" in spec.components', f"spec.components[{i}].name"
+            )
+        preserved = None
+        if restored is not None and isinstance(restored.get("services"), dict):
+            preserved = restored["services"].get(cname)
+        comp_save: Obj | None = {"name": cname} if save is not None else None
+        converted = shared_from.shared_from_v1beta1(comp, preserved, comp_save)
+        converted.pop("serviceName", None)
+        services[cname] = converted
+        if save is None or comp_save is None:
+            continue
+        if keep_order or not hub_save_is_zero(comp_save) or (save_hub_origin and comp.get("podTemplate") is not None):
+            save.setdefault("components", []).append(comp_save)
+    return services
+
+
+def dgd_services_from_v1beta1(obj: Obj) -> Obj:
+    """The ``spec.services`` of ``dgd_from_v1beta1(obj)`` for a DGD without preservation annotations.
+
+    Without ``nvidia.com/dgd-spec`` or ``nvidia.com/dgd-status`` nothing is restored, so each
+    service is its component converted alone; the hub-only remainders (the served object's own
+    ``nvidia.com/dgd-spec``), the status and the other spec fields are not computed.
+    Mirrors: api/v1alpha1/dynamographdeployment_conversion.go ConvertToDynamoGraphDeploymentSpec (the components)
+    """
+    if ANN_DGD_SPEC in _annotations(obj) or ANN_DGD_STATUS in _annotations(obj):
+        raise ValueError("dgd_services_from_v1beta1: the DGD carries preservation annotations")
+    components = (obj.get("spec") or {}).get("components") or []
+    return _services_from_hub(components, None, None, False) if components else {}
 
 
 def dgd_from_v1beta1(obj: Obj) -> Obj:

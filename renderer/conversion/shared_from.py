@@ -163,7 +163,7 @@ def _decompose_pod_template(src: Obj, dst: Obj, restored: Obj | None) -> None:
     other: list[Obj] = []
     for ctr in _containers(tpl):
         if ctr.get("name", "") == MAIN and main is None:
-            main = copy_json(ctr)
+            main = ctr  # tpl is this call's own copy: its parts are edited and handed on without copying again
             continue
         other.append(ctr)
     if src.get("frontendSidecar") is not None:
@@ -178,8 +178,7 @@ def _decompose_pod_template(src: Obj, dst: Obj, restored: Obj | None) -> None:
                 dst["frontendSidecar"] = copy.deepcopy(origin)
     if main is not None:
         _restore_dedicated_from_main(main, dst)
-    pod_spec = copy_json(tpl.get("spec") or {})
-    pod_spec.pop("containers", None)
+    pod_spec = {k: v for k, v in (tpl.get("spec") or {}).items() if k != "containers"}
     if other:
         pod_spec["containers"] = other
     main_copy = None

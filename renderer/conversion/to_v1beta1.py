@@ -44,6 +44,22 @@ def dcd_to_v1beta1(obj: dict[str, Any]) -> dict[str, Any]:
 
     Mirrors: dynamocomponentdeployment_conversion.go DynamoComponentDeployment.ConvertTo
     """
+    meta, annotations, spec, status = _dcd_converted(obj)
+    return _object(obj, meta, annotations, "DynamoComponentDeployment", spec, status)
+
+
+def dcd_conversion_annotations(obj: dict[str, Any]) -> dict[str, str]:
+    """The annotations of ``dcd_to_v1beta1(obj)`` (sorted), without encoding its spec and status.
+
+    Mirrors: dynamocomponentdeployment_conversion.go DynamoComponentDeployment.ConvertTo (the
+    annotations it writes) and webhook_converter.go restoreObjectMeta (their size limit)
+    """
+    _, annotations, _, _ = _dcd_converted(obj)
+    return _checked_annotations(annotations)
+
+
+def _dcd_converted(obj: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """Metadata, annotations, hub spec and hub status of a v1alpha1 DCD's conversion (not yet encoded)."""
     meta, annotations, src_spec, src_status = _decode(obj, "DynamoComponentDeployment")
     name = str(meta.get("name") or "")
 
@@ -64,7 +80,7 @@ def dcd_to_v1beta1(obj: dict[str, Any]) -> dict[str, Any]:
         annotations[pres.ANN_DCD_SPEC] = pres.marshal_dcd_spoke_spec(spoke_save, empty_service_name)
     if status_save:
         annotations[pres.ANN_DCD_STATUS] = pres.marshal_status("DynamoComponentDeploymentStatus", status_save)
-    return _object(obj, meta, annotations, "DynamoComponentDeployment", spec, status)
+    return meta, annotations, spec, status
 
 
 def dgd_to_v1beta1(obj: dict[str, Any]) -> dict[str, Any]:
@@ -148,19 +164,27 @@ def _object(
     out_meta = copy_json(meta)
     out_meta.pop("annotations", None)
     if annotations:
-        size = sum(len(str(k).encode()) + len(str(v).encode()) for k, v in annotations.items())
-        if size > _ANNOTATIONS_TOTAL_LIMIT:
-            raise RenderError(
-                f"metadata.annotation: Too long: may not be more than {_ANNOTATIONS_TOTAL_LIMIT} bytes",
-                "metadata.annotations",
-            )
-        out_meta["annotations"] = {k: annotations[k] for k in sorted(annotations)}
+        out_meta["annotations"] = _checked_annotations(annotations)
     out: dict[str, Any] = {"apiVersion": API_VERSION, "kind": obj.get("kind", kind), "metadata": out_meta}
     if encoded_spec:
         out["spec"] = encoded_spec
     if encoded_status:
         out["status"] = encoded_status
     return out
+
+
+def _checked_annotations(annotations: dict[str, Any]) -> dict[str, Any]:
+    """The converted object's annotations, sorted; RenderError past the API server's size limit.
+
+    Mirrors: webhook_converter.go restoreObjectMeta (ValidateAnnotations' TotalAnnotationSizeLimitB)
+    """
+    size = sum(len(str(k).encode()) + len(str(v).encode()) for k, v in annotations.items())
+    if size > _ANNOTATIONS_TOTAL_LIMIT:
+        raise RenderError(
+            f"metadata.annotation: Too long: may not be more than {_ANNOTATIONS_TOTAL_LIMIT} bytes",
+            "metadata.annotations",
+        )
+    return {k: annotations[k] for k in sorted(annotations)}
 
 
 def _json_numbers(value: Any) -> Any:

@@ -156,10 +156,11 @@ def generate_dcds(
     framework = backend_framework_for_dcds(dgd)
     has_epp = dgd.has_epp()
     kvt = dgd.spec.experimental.kv_transfer_policy if dgd.spec.experimental is not None else None
-    carriers = _alpha_carrier_annotations(dgd, framework, worker_hash) if alpha_carriers else {}
+    specs = [_component_spec_dict(component) for component in dgd.components]
+    # The carriers are computed before the specs are edited below (the conversion only reads them).
+    carriers = _alpha_carrier_annotations(dgd, framework, worker_hash, specs) if alpha_carriers else {}
     out: list[tuple[Component, dict[str, Any]]] = []
-    for component in dgd.components:
-        spec = _component_spec_dict(component)
+    for component, spec in zip(dgd.components, specs):
         if framework:
             spec = {"backendFramework": framework, **spec}
         name = dcd_name(dgd, component, worker_hash)
@@ -244,15 +245,20 @@ def _dyn_config_field(dgd: DGD, component: Component) -> str:
     return f"spec.env[{index}].value"
 
 
-def _alpha_carrier_annotations(dgd: DGD, framework: str, worker_hash: str) -> dict[str, dict[str, str]]:
-    """Mirrors: internal/dynamo/graph.go applyDGDComponentAlphaCompatibilityToDCD (for every component)."""
+def _alpha_carrier_annotations(
+    dgd: DGD, framework: str, worker_hash: str, specs: list[dict[str, Any]]
+) -> dict[str, dict[str, str]]:
+    """The carriers of the components whose DCD specs (``_component_spec_dict``) are ``specs``.
+
+    Mirrors: internal/dynamo/graph.go applyDGDComponentAlphaCompatibilityToDCD (for every component).
+    """
     from renderer.conversion.alpha_view import dgd_carrier_annotations
 
     stored = {
         "apiVersion": consts.V1BETA1,
         "kind": consts.DGD_KIND,
         "metadata": {"name": dgd.name, "namespace": dgd.namespace, "annotations": dict(dgd.annotations)},
-        "spec": {**(dgd.source.get("spec") or {}), "components": [_component_spec_dict(c) for c in dgd.components]},
+        "spec": {**(dgd.source.get("spec") or {}), "components": specs},
     }
     names = {c.name: dcd_name(dgd, c, worker_hash) for c in dgd.components}
     return dgd_carrier_annotations(stored, framework, names)
@@ -261,7 +267,10 @@ def _alpha_carrier_annotations(dgd: DGD, framework: str, worker_hash: str) -> di
 def _component_spec_dict(component: Component) -> dict[str, Any]:
     """The component as a DCD spec dict: the user's fields, defaults applied, pod template normalised."""
     # A JSON-shaped copy (copy_json) is a full copy of parsed YAML: the spec is edited below and by the caller.
-    spec: dict[str, Any] = copy_json({k: v for k, v in component.raw.items() if v is not None})
+    # The written podTemplate is not copied: the admitted one replaces it below, in its place.
+    spec: dict[str, Any] = {
+        key: None if key == "podTemplate" else copy_json(value) for key, value in component.raw.items() if value is not None
+    }
     spec["replicas"] = component.spec.replicas
     if component.spec.multinode is not None:
         spec["multinode"] = {**(spec.get("multinode") or {}), "nodeCount": component.spec.multinode.node_count}

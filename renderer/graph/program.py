@@ -7,6 +7,8 @@ internal/dynamo/hash.go ComputeDGDWorkersSpecHash.
 
 from __future__ import annotations
 
+import json
+
 from renderer.records import replace
 from typing import Any
 
@@ -25,17 +27,25 @@ from renderer.pod.labels import is_k8s_discovery_enabled, kube_annotations, kube
 from renderer.results import Code, RenderError, Result, Severity
 
 
-def compute_worker_hash(dgd: DGD, config: RenderConfig) -> str:
+def compute_worker_hash(dgd: DGD, config: RenderConfig, admitted: AdmittedTemplates | None = None) -> str:
     """The v2 worker hash: generate the DCDs with a placeholder hash and hash the worker ones.
 
+    ``admitted`` receives the worker pod templates admitted on the way (see ``worker_templates``).
     Mirrors: internal/dynamo/hash.go ComputeDGDWorkersSpecHash.
     """
-    return worker_hash(worker_templates(dgd, config))
+    return worker_hash(worker_templates(dgd, config, admitted))
 
 
-def worker_templates(dgd: DGD, config: RenderConfig) -> dict[str, WorkerTemplate]:
+# Per worker component: its generated pod template as written and as admitted, in the worker-hash pass.
+AdmittedTemplates = dict[str, tuple[dict[str, Any], dict[str, Any]]]
+
+
+def worker_templates(dgd: DGD, config: RenderConfig, admitted: AdmittedTemplates | None = None) -> dict[str, WorkerTemplate]:
     """What the worker hash covers, per worker component: its DCD generated with a placeholder hash.
 
+    ``admitted`` receives, for each worker DCD parsed without any problem, its pod template as
+    generated and as admitted (``admit_pod_template``), for the real pass to reuse
+    (``_reused_pod_template``).
     Mirrors: internal/dynamo/hash.go ComputeDGDWorkersSpecHash (the inputs it collects).
     """
     workers: dict[str, WorkerTemplate] = {}
@@ -52,6 +62,9 @@ def worker_templates(dgd: DGD, config: RenderConfig) -> dict[str, WorkerTemplate
         )
         if dcd is None:
             raise _refused(obj, results, component)
+        raw_template = (obj.get("spec") or {}).get("podTemplate")
+        if admitted is not None and not results and isinstance(raw_template, dict) and dcd.pod_template is not None:
+            admitted[component.name] = (raw_template, dcd.pod_template)
         main = dcd.main_container() or {}
         workers[component.name] = WorkerTemplate(
             labels=kube_labels(dcd),
@@ -73,6 +86,45 @@ def _known_alpha(dgd: DGD, obj: dict[str, Any]) -> AlphaView | None:
     if has_dgd_preservation(dgd.annotations):
         return None
     return plain_view(str((obj.get("spec") or {}).get("type") or ""))
+
+
+def _reused_pod_template(admitted: AdmittedTemplates, component: Component, obj: dict[str, Any], hash_value: str) -> dict[str, Any] | None:
+    """The worker-hash pass's admitted pod template of ``component`` with the real worker hash, else None.
+
+    The real pass generates each worker's pod template again, with the worker hash in place of
+    the placeholder as the value of one label. Where the template is the hash pass's with only
+    that value changed (same keys in the same order), admitting it gives the hash pass's result
+    with the same value changed: both values are valid label values, and no defaulting,
+    schema, pod or decoding rule reads a label's value except to check that it is one. A
+    template that differs in anything else (a checkpoint policy applied in the real pass) is
+    admitted anew.
+    """
+    entry = admitted.get(component.name)
+    raw = (obj.get("spec") or {}).get("podTemplate")
+    if entry is None or not isinstance(raw, dict):
+        return None
+    placeholder_raw, placeholder_admitted = entry
+    labels = (placeholder_raw.get("metadata") or {}).get("labels")
+    admitted_labels = (placeholder_admitted.get("metadata") or {}).get("labels")
+    if not isinstance(labels, dict) or not isinstance(admitted_labels, dict):
+        return None
+    if labels.get(consts.LABEL_WORKER_HASH) != WORKER_HASH_PLACEHOLDER or admitted_labels.get(consts.LABEL_WORKER_HASH) != WORKER_HASH_PLACEHOLDER:
+        return None
+    relabelled = {**placeholder_raw, "metadata": {**placeholder_raw["metadata"], "labels": {**labels, consts.LABEL_WORKER_HASH: hash_value}}}
+    if _json_text(relabelled) != _json_text(raw):
+        return None
+    # The hash pass's DCDs are dropped once the hash is known: its admitted template is handed on,
+    # with new maps on the way to the relabelled value only.
+    metadata = placeholder_admitted["metadata"]
+    return {**placeholder_admitted, "metadata": {**metadata, "labels": {**admitted_labels, consts.LABEL_WORKER_HASH: hash_value}}}
+
+
+def _json_text(value: dict[str, Any]) -> str | None:
+    """``value`` as JSON text, keys in their order (None when it holds a value JSON cannot say)."""
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=True)
+    except (TypeError, ValueError):
+        return None
 
 
 def _refused(obj: dict[str, Any], results: list[Result], component: Component) -> RenderError:
@@ -125,7 +177,8 @@ def render_graph(
             f"no multinode orchestrator available ({config.lws_reason})", f"{first.path}.multinode.nodeCount"
         )
 
-    worker_hash = compute_worker_hash(dgd, config)
+    admitted: AdmittedTemplates = {}
+    worker_hash = compute_worker_hash(dgd, config, admitted)
     for component, obj in generate_dcds(dgd, worker_hash):
         if config.checkpoint_enabled:
             try:
@@ -135,7 +188,7 @@ def render_graph(
         # The API server admits each DCD create against the v1beta1 DCD CRD (schema and CEL).
         dcd, results = parse_dcd(
             obj, dgd.namespace, config.checkpoint_enabled, admission=False, list_maps=False,
-            known_alpha=_known_alpha(dgd, obj),
+            known_alpha=_known_alpha(dgd, obj), admitted_pod_template=_reused_pod_template(admitted, component, obj, worker_hash),
         )
         if dcd is None:
             raise _refused(obj, results, component)

@@ -185,3 +185,69 @@ def test_companions_identical_by_construction_are_merged(front_end: str, tmp_pat
     if front_end in ("render", "cmp"):
         names = [(d["kind"], d["metadata"]["name"]) for d in yaml.safe_load_all(stdout) if d]
         assert len(names) == len(set(names))
+
+
+def _without_file_annotations(obj: dict[str, Any]) -> dict[str, Any]:
+    """An object without the file annotations the KRM function's wire format carries (kpt's path and index)."""
+    meta = dict(obj.get("metadata") or {})
+    annotations = {k: v for k, v in (meta.get("annotations") or {}).items() if not k.startswith(("config.kubernetes.io/", "internal.config.kubernetes.io/"))}
+    if annotations:
+        meta["annotations"] = annotations
+    else:
+        meta.pop("annotations", None)
+    return {**obj, "metadata": meta}
+
+
+def _emitted(front_end: str, folder: Path, stdout: str) -> list[str]:
+    """What a front end emitted, as sorted canonical JSON (one object each)."""
+    if front_end == "krm":
+        docs = yaml.safe_load(stdout)["items"]
+    elif front_end == "hydrate-check":
+        docs = [d for p in sorted((folder / "out").rglob("*.yaml")) for d in yaml.safe_load_all(p.read_text())]
+    else:
+        docs = list(yaml.safe_load_all(stdout))
+    return sorted(json.dumps(_without_file_annotations(d), sort_keys=True) for d in docs if d)
+
+
+def test_every_front_end_emits_the_objects_render_prints(tmp_path: Path) -> None:
+    """One bundle over several files, with what two files' sources both render (the planner RBAC of the namespace):
+    the KRM function and hydrate-check emit exactly the objects render prints, each once (the CMP adds
+    Argo CD's sync options to workloads)."""
+    configmap = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings", "namespace": NAMESPACE}, "data": {"a": "1"}}
+    files = {
+        "first.json": [dcd("alpha", type="frontend"), configmap, dgd("delta", "frontend")],
+        "second.json": [dcd("beta", type="worker"), deployment("hand")],
+        "third.json": [dgd("gamma", "frontend")],
+    }
+    emitted: dict[str, list[str]] = {}
+    for front_end in ("render", "krm", "hydrate-check"):
+        folder = tmp_path / front_end
+        code, stdout, stderr = FRONT_ENDS[front_end](folder, files)
+        assert code == (1 if front_end == "hydrate-check" else 0), stderr  # hydrate-check --fix wrote the files
+        emitted[front_end] = _emitted(front_end, folder, stdout)
+    names = [(d["kind"], d["metadata"]["name"]) for d in map(json.loads, emitted["render"])]
+    assert len(names) == len(set(names)), "an object several sources render is emitted once"
+    assert ("ConfigMap", "settings") in names and ("Deployment", "hand") in names
+    assert ("ServiceAccount", "planner-serviceaccount") in names
+    for front_end in ("krm", "hydrate-check"):
+        assert emitted[front_end] == emitted["render"], front_end
+
+
+def test_a_hand_written_copy_of_a_rendered_object_goes_where_render_puts_it(tmp_path: Path) -> None:
+    """A file holding a copy of what another file's source renders: hydrate-check writes the rendered
+    copy, in the rendering file's output, as render prints it (the hand-written copy is merged into it)."""
+    code, stdout, stderr = run_render(tmp_path / "alone", {"b.json": [dcd("alpha", type="frontend")]})
+    assert code == 0, stderr
+    service = next(d for d in yaml.safe_load_all(stdout) if d and d["kind"] == "Service")
+    annotations = {k: v for k, v in service["metadata"].pop("annotations", {}).items() if not k.startswith("dynamo-render.dev/")}
+    if annotations:
+        service["metadata"]["annotations"] = annotations
+    files = {"a.json": [service], "b.json": [dcd("alpha", type="frontend")]}
+    code, stdout, stderr = run_render(tmp_path / "render", files)
+    assert code == 0, stderr
+    printed = _emitted("render", tmp_path / "render", stdout)
+    code, _, stderr = run_hydrate_check(tmp_path / "hydrate", files)
+    assert code == 1 and "wrote" in stderr, stderr
+    assert sorted(p.name for p in (tmp_path / "hydrate" / "out").iterdir()) == ["b.yaml"]
+    assert _emitted("hydrate-check", tmp_path / "hydrate", "") == printed
+    assert sum(json.loads(d)["kind"] == "Service" for d in printed) == 1

@@ -1,7 +1,7 @@
 """The object limits (docs/reliability.md "Input limits"): one clear error per run, in every front end.
 
 Byte limits alone let small documents multiply (64 MiB of ``{}`` are millions of objects), so
-one run reads at most ``MAX_OBJECTS`` objects and writes at most ``MAX_RENDERED_OBJECTS``. Past
+one run reads at most ``MAX_OBJECTS`` objects and writes at most ``MAX_RENDERED_OBJECTS`` (the core's limit, ``RenderConfig.max_rendered_objects``). Past
 either, the run stops with one line naming the limit: exit 1, nothing on stdout (render, CMP),
 and the KRM function returns its ResourceList with every item unchanged and the error result.
 """
@@ -19,6 +19,8 @@ import yaml
 from plugin import files
 from plugin.frontends import cmp, krm, precommit_hydrate, precommit_validate
 from plugin.frontends import render as render_frontend
+from renderer.config import MAX_RENDERED_OBJECTS
+from renderer.records import replace
 
 IMAGE = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0"
 LIMIT_LINE = f"the input holds more than {files.MAX_OBJECTS:,} objects, the limit per run"
@@ -50,7 +52,7 @@ def too_many(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_limits_are_the_documented_ones() -> None:
     readme = (Path(__file__).resolve().parents[2] / "docs" / "reliability.md").read_text()
     assert f"{files.MAX_OBJECTS:,} objects" in readme
-    assert f"{files.MAX_RENDERED_OBJECTS:,}" in readme
+    assert f"{MAX_RENDERED_OBJECTS:,}" in readme
 
 
 def test_render(too_many: Path) -> None:
@@ -105,8 +107,14 @@ def test_krm_returns_every_item_unchanged_with_the_error() -> None:
 
 def test_krm_stops_at_the_rendered_object_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     # The real limit needs hundreds of thousands of objects; the check is the same at any size.
-    monkeypatch.setattr(krm, "MAX_RENDERED_OBJECTS", 3)
-    monkeypatch.setattr(krm, "too_many_rendered", lambda limit: files.too_many_rendered(limit))
+    resolve = krm.resolve_function_config
+
+    def with_limit(config: Any, base_dir: str) -> Any:
+        settings, problems = resolve(config, base_dir)
+        assert settings is not None
+        return replace(settings, config=replace(settings.config, max_rendered_objects=3)), problems
+
+    monkeypatch.setattr(krm, "resolve_function_config", with_limit)
     items = [dcd("one"), dcd("two")]
     text = json.dumps({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items})
     out, err = io.StringIO(), io.StringIO()

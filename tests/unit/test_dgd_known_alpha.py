@@ -2,13 +2,17 @@
 
 A DCD generated from a DGD without preserved v1alpha1 data is parsed with the plain view of its
 type instead of converting its ``nvidia.com/dcd-spec`` carrier back (renderer/graph/program.py
-_known_alpha), and the worker-hash pass leaves the carriers out. Both are exact only if the
-conversion the operator runs agrees: this runs that conversion on each DCD generated from
-each DGD of the corpus (v1beta1 as written, v1alpha1 as converted) and compares.
+_known_alpha), and the worker-hash pass leaves the carriers out. The carriers themselves are
+built from the DGD's services alone (converted without the hub-only save when nothing is
+preserved) and from the converted DCD's annotations alone (its spec not encoded), and the real
+pass reuses each worker pod template the worker-hash pass admitted. All are exact
+only if the conversion the operator runs agrees: this runs that conversion on each DCD
+generated from each DGD of the corpus (v1beta1 as written, v1alpha1 as converted) and compares.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +23,9 @@ pytestmark = pytest.mark.slow  # renders every corpus DGD twice (about a minute)
 from plugin.settings import resolve_settings
 from plugin.yamlio.codec import load_documents
 from renderer.bundle import parse_source
-from renderer.conversion.alpha_view import dcd_view, has_dgd_preservation
+from renderer.conversion.alpha_view import dcd_view, dgd_alpha, has_dgd_preservation
+from renderer.conversion.from_v1beta1 import dgd_services_from_v1beta1
+from renderer.conversion.to_v1beta1 import dcd_conversion_annotations, dcd_to_v1beta1
 from renderer.graph.dgd import DGD, WORKER_HASH_PLACEHOLDER
 from renderer.graph.expand import backend_framework_for_dcds, generate_dcds
 from renderer.graph.program import _known_alpha, compute_worker_hash
@@ -97,3 +103,80 @@ def _hash_with_carriers(dgd: DGD, config: Any) -> str:
         return worker_hash(workers)
     except RenderError as err:
         return f"refused: {err.message}"
+
+
+@pytest.mark.parametrize("name", DGD_FILES)
+def test_carrier_shortcuts_match_the_conversion(name: str) -> None:
+    from renderer.graph.expand import _component_spec_dict
+
+    for dgd in _dgds(name):
+        stored = {
+            "apiVersion": "nvidia.com/v1beta1",
+            "kind": "DynamoGraphDeployment",
+            "metadata": {"name": dgd.name, "namespace": dgd.namespace, "annotations": dict(dgd.annotations)},
+            "spec": {**(dgd.source.get("spec") or {}), "components": [_component_spec_dict(c) for c in dgd.components]},
+        }
+        native = not has_dgd_preservation(dgd.annotations)
+        try:
+            services = dgd_alpha(stored).get("services") or {}
+        except RenderError as err:
+            if native:
+                with pytest.raises(RenderError, match=re.escape(err.message)):
+                    dgd_services_from_v1beta1(stored)
+            continue
+        if native:
+            fast = dgd_services_from_v1beta1(stored)
+            assert list(fast) == list(services) and fast == services
+        for service_name, service in services.items():
+            obj = {
+                "apiVersion": "nvidia.com/v1alpha1",
+                "kind": "DynamoComponentDeployment",
+                "metadata": {"name": f"{dgd.name}-{service_name.lower()}", "namespace": dgd.namespace},
+                "spec": {"backendFramework": "vllm", **service},
+            }
+            try:
+                full = (dcd_to_v1beta1(obj).get("metadata") or {}).get("annotations") or {}
+            except RenderError as err:
+                with pytest.raises(RenderError, match=re.escape(err.message)):
+                    dcd_conversion_annotations(obj)
+                continue
+            assert dcd_conversion_annotations(obj) == full
+
+
+@pytest.mark.parametrize("name", DGD_FILES)
+def test_reused_worker_templates_match_a_fresh_admission(name: str) -> None:
+    import json
+
+    from renderer.admission.parse import admit_pod_template
+    from renderer.graph.program import AdmittedTemplates, _reused_pod_template
+
+    settings, _ = resolve_settings(namespace="default")
+    for dgd in _dgds(name):
+        admitted: AdmittedTemplates = {}
+        try:
+            hash_value = compute_worker_hash(dgd, settings.config, admitted)
+            generated = generate_dcds(dgd, hash_value)
+        except RenderError:
+            continue
+        for component, obj in generated:
+            reused = _reused_pod_template(admitted, component, obj, hash_value)
+            if reused is None:
+                assert component.name not in admitted or obj["spec"].get("podTemplate") is None
+                continue
+            fresh, problems = admit_pod_template(obj["spec"]["podTemplate"], "spec.podTemplate", False)
+            assert problems == []
+            assert json.dumps(fresh) == json.dumps(reused)
+
+
+def test_a_worker_template_changed_after_the_hash_pass_is_admitted_anew() -> None:
+    from renderer import consts
+    from renderer.graph.program import AdmittedTemplates, _reused_pod_template
+
+    settings, _ = resolve_settings(namespace="default")
+    dgd = next(d for name in DGD_FILES for d in _dgds(name) if any(c.type in consts.WORKER_COMPONENT_TYPES for c in d.components))
+    admitted: AdmittedTemplates = {}
+    hash_value = compute_worker_hash(dgd, settings.config, admitted)
+    component, obj = next((c, o) for c, o in generate_dcds(dgd, hash_value) if c.name in admitted)
+    assert _reused_pod_template(admitted, component, obj, hash_value) is not None
+    obj["spec"]["podTemplate"]["spec"]["schedulerName"] = "other"  # as a checkpoint policy would edit it
+    assert _reused_pod_template(admitted, component, obj, hash_value) is None

@@ -6,8 +6,8 @@ internal/dynamo/grove.go GroveMultinodeDeployer.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
+from renderer.gocompat.merge import copy_json
 from renderer.records import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -161,7 +161,7 @@ def multinode_only(
     def update_container(self: _B, container: dict[str, Any], ctx: BackendContext) -> dict[str, Any]:
         if ctx.number_of_nodes <= 1:
             return container
-        container = copy.deepcopy(container)
+        container = copy_json(container)
         update(self, container, ctx)
         return container
 

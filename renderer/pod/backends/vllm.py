@@ -17,11 +17,11 @@ Mirrors: internal/dynamo/backend_vllm.go.
 
 from __future__ import annotations
 
-import copy
 import re
 from typing import Any
 
 from renderer import consts
+from renderer.gocompat.merge import copy_json
 from renderer.pod.backends.common import ALL_PROBES, BackendContext, drop_probes
 from renderer.pod.backends.compat import VLLM_MULTIPROCESSING_MIN_ORIGIN, origin_version_at_least
 from renderer.admission.flags import (
@@ -256,7 +256,7 @@ def _append_env(container: dict[str, Any], *entries: dict[str, Any]) -> None:
 class VLLMBackend:
     def update_container(self, container: dict[str, Any], ctx: BackendContext) -> dict[str, Any]:
         """Mirrors: internal/dynamo/backend_vllm.go VLLMBackend.UpdateContainer."""
-        container = copy.deepcopy(container)
+        container = copy_json(container)  # a JSON-shaped container: copied whole, without deepcopy's memo
         # Inter-pod GMS engines load their weights from the rank's GMS weight server; failover
         # engines also start as shadows.
         experimental = ctx.spec.experimental
@@ -274,7 +274,7 @@ class VLLMBackend:
             update_multinode_args(container, ctx, gpus)
             # The NIXL side channel binds the pod IP under multiprocessing, whatever launch was chosen.
             if should_use_mp_backend(ctx.annotations):
-                _append_env(container, {"name": "VLLM_NIXL_SIDE_CHANNEL_HOST", "valueFrom": copy.deepcopy(_POD_IP_ENV_SOURCE)})
+                _append_env(container, {"name": "VLLM_NIXL_SIDE_CHANNEL_HOST", "valueFrom": copy_json(_POD_IP_ENV_SOURCE)})
             if ctx.role == consts.ROLE_WORKER:
                 drop_probes(container, *ALL_PROBES)
         elif ctx.role == consts.ROLE_MAIN and is_elastic_ep_ray_launch(container):
@@ -283,8 +283,8 @@ class VLLMBackend:
             if inject_elastic_ep_ray_launch_flags(container, ctx.role, ctx):
                 _append_env(
                     container,
-                    {"name": "POD_IP", "valueFrom": copy.deepcopy(_POD_IP_ENV_SOURCE)},
-                    {"name": "VLLM_DP_MASTER_IP", "valueFrom": copy.deepcopy(_POD_IP_ENV_SOURCE)},
+                    {"name": "POD_IP", "valueFrom": copy_json(_POD_IP_ENV_SOURCE)},
+                    {"name": "VLLM_DP_MASTER_IP", "valueFrom": copy_json(_POD_IP_ENV_SOURCE)},
                 )
         # A compilation cache points vLLM at its mount path (appended, never de-duplicated).
         if ctx.compilation_cache_mount_path:
