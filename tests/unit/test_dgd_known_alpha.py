@@ -150,7 +150,7 @@ def test_reused_worker_templates_match_a_fresh_admission(name: str) -> None:
     from renderer.admission.parse import admit_pod_template
     from renderer.graph.program import AdmittedTemplates, _reused_pod_template
 
-    settings, _ = resolve_settings(namespace="default")
+    settings, _ = resolve_settings({"namespace": "default"})
     for dgd in _dgds(name):
         admitted: AdmittedTemplates = {}
         try:
@@ -172,7 +172,7 @@ def test_a_worker_template_changed_after_the_hash_pass_is_admitted_anew() -> Non
     from renderer import consts
     from renderer.graph.program import AdmittedTemplates, _reused_pod_template
 
-    settings, _ = resolve_settings(namespace="default")
+    settings, _ = resolve_settings({"namespace": "default"})
     dgd = next(d for name in DGD_FILES for d in _dgds(name) if any(c.type in consts.WORKER_COMPONENT_TYPES for c in d.components))
     admitted: AdmittedTemplates = {}
     hash_value = compute_worker_hash(dgd, settings.config, admitted)
