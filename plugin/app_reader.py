@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from plugin.files import (
+    HELM_CHART_FILE,
     KUSTOMIZATION_FILES,
     find_kustomization as find_kustomization,
     MAX_OBJECTS,
@@ -274,7 +275,11 @@ def _origin_of(obj: Any, strip: bool) -> tuple[Any, Any]:
 
 
 def _index_in(real: str, obj: Any, cache: dict[str, list[Any]], texts: dict[str, str], file: str) -> int:
-    """The document index of ``obj`` in its source file: the first of its kind and name, else of its kind, else 0."""
+    """The document index of ``obj`` in its source file: the first of its kind and name, else of its kind, else 0.
+
+    A name kustomize changed (``namePrefix``, ``nameSuffix``) still holds the source's name: of
+    the objects of that kind whose name it holds, the one with the longest name is taken.
+    """
     if real not in cache:
         data, _ = read_bytes(real, real)
         text, _ = decode(data, real) if data is not None else (None, [])
@@ -289,11 +294,44 @@ def _index_in(real: str, obj: Any, cache: dict[str, list[Any]], texts: dict[str,
     for candidate, index in same_kind:
         if (candidate.get("metadata") or {}).get("name") == name:
             return int(index)
+    held = [
+        (len(source), int(index)) for candidate, index in same_kind
+        if isinstance(source := (candidate.get("metadata") or {}).get("name"), str) and source and isinstance(name, str) and source in name
+    ]
+    if held:
+        return max(held, key=lambda entry: entry[0])[1]
     return int(same_kind[0][1]) if same_kind else 0
 
 
 # ---------------------------------------------------------------------------------------------
 # Reading paths
+
+
+def helm_chart_error(chart: str, chart_file: str, severity: Severity = Severity.ERROR) -> Result:
+    """A Helm chart reached a reader: one line saying so, instead of its templates' YAML errors.
+
+    ``chart`` names the folder as the user knows it (the Argo CD plugin says "the application
+    folder" for its own), ``chart_file`` its ``Chart.yaml`` as shown in problem lines.
+    """
+    return Result(
+        f"{chart} is a Helm chart (Chart.yaml): dynamo-render does not run Helm; render the chart first and pipe it in "
+        "(helm template RELEASE CHART | dynamo-render render -), in a CI step or a plugin that runs both",
+        severity=severity, file=chart_file, code=Code.INPUT,
+    )
+
+
+def enclosing_chart(path: str, stop: str) -> str | None:
+    """The nearest folder holding a ``Chart.yaml``, from the file's folder up to ``stop``; None outside any chart."""
+    folder = os.path.dirname(os.path.abspath(path))
+    stop = os.path.abspath(stop)
+    if not (folder == stop or folder.startswith(stop.rstrip(os.sep) + os.sep)):
+        return None
+    while True:
+        if os.path.isfile(os.path.join(folder, HELM_CHART_FILE)):
+            return folder
+        if folder == stop or os.path.dirname(folder) == folder:
+            return None
+        folder = os.path.dirname(folder)
 
 
 def split_apps(found: Sequence[tuple[str, str]], show: Show) -> tuple[list[tuple[str, str]], list[Result]]:
@@ -352,8 +390,11 @@ def read_paths(
         else:
             plain.append(path)
     found: list[tuple[str, str]] | None = None if raw else []
-    sources, results = read_sources(plain, skip=skip, apps=found)
+    charts: list[str] = []
+    sources, results = read_sources(plain, skip=skip, apps=found, charts=charts)
     more, notes = split_apps(found or [], show)
+    # a Helm chart's templates are not manifests: one line per chart (also with --no-kustomize)
+    notes.extend(helm_chart_error(show(chart), show(os.path.join(chart, HELM_CHART_FILE))) for chart in charts)
     return sources, apps + more, results + notes
 
 
@@ -362,14 +403,15 @@ def app_documents(
 ) -> tuple[list[Document], list[Result], dict[str, str]]:
     """Every document ``paths`` hold for a render: raw files first, in argument order, then each app's build.
 
-    Also returns the source texts of built objects (display name -> text), for line numbers.
+    Also returns the text of every file the documents are named by (display name -> text): the
+    raw files and stdin as read, and the source files of built objects, for line numbers.
     """
     sources, apps, results = read_paths(paths, env, show, raw=raw, skip=skip)
     documents, problems = load_sources(sources)
     results.extend(problems)
     builds, problems = build_apps(apps, env, show)
     results.extend(problems)
-    texts: dict[str, str] = {}
+    texts = {source.name: source.text for source in sources}
     for built in builds:
         documents.extend(built.documents)
         texts.update(built.texts)

@@ -12,7 +12,7 @@ import os
 import stat
 import sys
 from typing import Any
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from renderer.records import dataclass, field
 
 from plugin.yamlio.codec import Document, load_documents
@@ -148,7 +148,8 @@ def read_text(
 
 
 def walk_manifests(
-    root: str, confine_to: str | None = None, skip: Collection[str] = (), apps: list[tuple[str, str]] | None = None
+    root: str, confine_to: str | None = None, skip: Collection[str] = (), apps: list[tuple[str, str]] | None = None,
+    charts: list[str] | None = None,
 ) -> tuple[list[tuple[str, str]], list[Result]]:
     """``(real path, display name)`` of every manifest file under ``root``, with every problem.
 
@@ -163,6 +164,10 @@ def walk_manifests(
     With ``apps`` (a list to fill), a sub-folder holding a kustomization file is not walked:
     ``(folder, kustomization file)`` is appended to it instead, as reached from ``root``, for
     the app reader to build (``plugin.app_reader``).
+
+    With ``charts`` (a list to fill), a folder holding a Helm chart (``Chart.yaml``), ``root``
+    included, is not walked either: its path as reached from ``root`` is appended (its
+    templates are not manifests; ``plugin.app_reader.helm_chart_error`` says so in one line).
     """
     found: list[tuple[str, str]] = []
     results: list[Result] = []
@@ -180,6 +185,9 @@ def walk_manifests(
         if real_dir in visited:
             continue
         visited.add(real_dir)
+        if charts is not None and os.path.isfile(os.path.join(lexical, HELM_CHART_FILE)):
+            charts.append(lexical)
+            continue
         try:
             names = sorted(os.listdir(lexical))
         except OSError as err:
@@ -212,6 +220,9 @@ def walk_manifests(
         stack.extend(reversed(subdirs))
     return found, results
 
+
+# The file that makes a folder a Helm chart.
+HELM_CHART_FILE = "Chart.yaml"
 
 # The names kustomize looks for, in its order (api/konfig/general.go RecognizedKustomizationFileNames).
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
@@ -340,7 +351,8 @@ def read_files(files: Iterable[tuple[str, str]]) -> tuple[list[Source], list[Res
 
 
 def read_sources(
-    paths: Iterable[str], confine_to: str | None = None, skip: Collection[str] = (), apps: list[tuple[str, str]] | None = None
+    paths: Iterable[str], confine_to: str | None = None, skip: Collection[str] = (), apps: list[tuple[str, str]] | None = None,
+    charts: list[str] | None = None,
 ) -> tuple[list[Source], list[Result]]:
     """Read every path (``-`` is stdin) into decoded sources, collecting every problem.
 
@@ -348,7 +360,8 @@ def read_sources(
     regular files, and those whose real path is in ``skip`` are passed over. With
     ``confine_to`` nothing outside that folder is read. The run reads at most
     ``MAX_INPUT_BYTES`` in total. With ``apps``, sub-folders holding a kustomization are
-    collected there instead of walked (``walk_manifests``).
+    collected there instead of walked, and with ``charts`` the folders holding a Helm chart
+    (``walk_manifests``).
     """
     sources: list[Source] = []
     results: list[Result] = []
@@ -382,7 +395,7 @@ def read_sources(
                 add(data, "<stdin>", [])
             continue
         if os.path.isdir(path):
-            files, problems = walk_manifests(path, confine_to=confine_to, skip=skip, apps=apps)
+            files, problems = walk_manifests(path, confine_to=confine_to, skip=skip, apps=apps, charts=charts)
             results.extend(problems)
             for real, name in files:
                 add(*_read_named(real, name, confine_to, special_ok=False))
@@ -394,6 +407,45 @@ def read_sources(
 def _read_named(path: str, name: str, confine_to: str | None, special_ok: bool) -> tuple[bytes | None, str, list[Result]]:
     data, problems = read_bytes(path, name, confine_to, special_ok)
     return data, name, problems
+
+
+class TextsOrDisk(Mapping[str, str]):
+    """The texts a run read, by display name; a file a result names that the run did not keep is read again.
+
+    Why: problem lines give a file's line only where its text is known (``plugin.yamlio.lines``),
+    and the settings files (``--config``, ``--operator-config``, a cluster-state file) are read
+    where the settings are resolved, apart from the manifests. A name is read again at most once,
+    as a regular file under ``base`` (where display names are relative to), confined to
+    ``confine_to`` when given; stdin and anything unreadable simply have no text.
+    """
+
+    def __init__(self, texts: Mapping[str, str], base: str = "", confine_to: str | None = None) -> None:
+        self._texts = texts
+        self._base = base
+        self._confine_to = confine_to
+        self._again: dict[str, str | None] = {}
+
+    def __getitem__(self, name: str) -> str:
+        if name in self._texts:
+            return self._texts[name]
+        if name not in self._again:
+            self._again[name] = self._read(name)
+        text = self._again[name]
+        if text is None:
+            raise KeyError(name)
+        return text
+
+    def _read(self, name: str) -> str | None:
+        if not name or name in ("-", "<stdin>"):
+            return None
+        data, problems = read_bytes(os.path.join(self._base, name), name, self._confine_to)
+        return decode(data, name)[0] if data is not None and not problems else None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)
 
 
 def load_sources(sources: Iterable[Source], budget: ObjectBudget | None = None) -> tuple[list[Document], list[Result]]:

@@ -287,6 +287,7 @@ def load_manifests(
     raw: bool = False,
     env: Mapping[str, str] | None = None,
     show: Callable[[str], str] | None = None,
+    texts: dict[str, str] | None = None,
 ) -> tuple[list[Document], list[Result]]:
     """The documents of ``paths`` to render, as the render command and the diff read them.
 
@@ -297,15 +298,18 @@ def load_manifests(
     ``config.kubernetes.io/local-config: "true"`` are left out with a note, as ``kustomize
     build`` leaves them out; other settings documents are left out with a warning
     (``settings_document_note``). ``show`` names files in messages (default: relative to the
-    working directory when inside it).
+    working directory when inside it). ``texts``, when given, is filled with the text of every
+    file the documents are named by (display name -> text), for ``file:LINE`` problem lines.
     """
     from plugin.app_reader import app_documents, show_from
 
     if skip is None:
         skip = settings_files(settings) if settings is not None else ()
-    documents, results, _ = app_documents(
+    documents, results, read = app_documents(
         paths, os.environ if env is None else env, show or show_from(os.getcwd()), raw=raw, skip=skip
     )
+    if texts is not None:
+        texts.update(read)
     kept, problems = without_configuration(documents)
     return kept, results + problems
 

@@ -75,15 +75,19 @@ class Origin:
     file: str = ""
     index: int | None = None
 
-    def describe(self) -> str:
-        """``DynamoComponentDeployment/a (deploy/a.yaml:0)``, for messages."""
+    def label(self) -> str:
+        """``DynamoComponentDeployment/ns/a``: the source object, without its place."""
         ref = self.source
-        where = f"{ref.kind or '<unknown kind>'}/{ref.namespace + '/' if ref.namespace else ''}{ref.name or '<unnamed>'}"
+        return f"{ref.kind or '<unknown kind>'}/{ref.namespace + '/' if ref.namespace else ''}{ref.name or '<unnamed>'}"
+
+    def describe(self) -> str:
+        """``DynamoComponentDeployment/a (deploy/a.yaml, doc 0)``, for messages (never ``file:N``, which reads as a line)."""
+        where = self.label()
         if self.file:
-            location = self.file if self.index is None else f"{self.file}:{self.index}"
+            location = self.file if self.index is None else f"{self.file}, doc {self.index}"
             return f"{where} ({location})"
         if self.index is not None:
-            return f"{where} (document {self.index})"
+            return f"{where} (doc {self.index})"
         return where
 
 

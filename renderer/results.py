@@ -117,12 +117,26 @@ class Result:
     def with_resource(self, resource: ResourceRef) -> Result:
         return replace(self, resource=self.resource or resource)
 
+    def place(self) -> str:
+        """Where the result is, without a line number: ``file (doc N)``, ``file`` or nothing.
+
+        The renderer knows only the document index (counted from 0, as the KRM ``file.index``
+        counts); a front end that holds the file's text prints ``file:LINE`` instead
+        (``plugin.yamlio.lines``). Never ``file:N``, which would read as a line number.
+        """
+        if not self.file:
+            return ""
+        return self.file if self.index is None else f"{self.file} (doc {self.index})"
+
     def line(self) -> str:
-        """``file:doc: [severity] Kind/name field: message`` (pre-commit and CLI format)."""
+        """``file (doc N): [severity] Kind/name field: message`` (the form without line numbers)."""
+        return self.line_at(self.place())
+
+    def line_at(self, place: str) -> str:
+        """The one-line form with ``place`` (``file:LINE``, ``file (doc N)``, ``file`` or empty) in front."""
         parts: list[str] = []
-        if self.file:
-            location = self.file if self.index is None else f"{self.file}:{self.index}"
-            parts.append(f"{location}:")
+        if place:
+            parts.append(f"{place}:")
         parts.append(f"[{self.severity.value}]")
         if self.resource is not None:
             parts.append(self.resource.short())

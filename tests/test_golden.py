@@ -4,7 +4,10 @@ Each case has ``input.yaml``, an optional ``config.yaml`` (DynamoRenderConfig or
 OperatorConfiguration), an optional ``cluster.yaml`` (cluster facts, passed as
 ``--cluster-state``), a ``case.yaml`` naming the upstream test or rule it restates, and
 either ``output.yaml`` (expected objects, with the operator golden harness's directives) or
-``errors.txt`` (one regex per line, each must match a reported line). A rendering case may add
+``errors.txt`` (one regex per line, each must match a reported line; ``{line:TEXT}`` in a
+regex stands for the 1-based line of input.yaml that is TEXT, or else the only line holding it,
+``{line:TEXT@2}`` for the second such line, ``{line:EOF}`` for the line after the last, so that
+positions are checked against the input as written). A rendering case may add
 ``messages.txt`` (regexes that warnings or notes on stderr must match).
 
 ``case.yaml`` keys besides ``source``: ``namespace``, ``lws``, ``keepSources``, ``partial``
@@ -86,6 +89,31 @@ def without_marker(obj: dict[str, Any]) -> dict[str, Any]:
     return {**obj, "metadata": meta}
 
 
+_LINE_PLACEHOLDER = re.compile(r"\{line:(.*?)\}(?=:)")
+
+
+def with_input_lines(pattern: str, text: str) -> str:
+    """``pattern`` with each ``{line:TEXT}`` replaced by the line of ``text`` it names (module docstring)."""
+    lines = text.splitlines()
+
+    def line_of(match: re.Match[str]) -> str:
+        needle, _, nth = match.group(1).rpartition("@") if "@" in match.group(1) else (match.group(1), "", "1")
+        if needle == "EOF":
+            return str(len(lines) + 1)
+        found = [n for n, line in enumerate(lines, 1) if line == needle] or [n for n, line in enumerate(lines, 1) if needle in line]
+        assert len(found) == 1 or nth != "1", f"{needle!r} is on lines {found} of input.yaml: say which with @N"
+        return str(found[int(nth) - 1])
+
+    return _LINE_PLACEHOLDER.sub(line_of, pattern)
+
+
+def test_line_placeholders_name_the_line_of_the_input() -> None:
+    text = "a: 1\n  b: {}\nc: 2\nc: 2\n"
+    assert with_input_lines(r"^f:{line:  b: {}}: x {line:c: 2@2}: {line:EOF}:", text) == r"^f:2: x 4: 5:"
+    with pytest.raises(AssertionError, match="say which"):
+        with_input_lines("{line:c: 2}:", text)
+
+
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.parent.name}/{c.name}" for c in CASES])
 def test_golden(case: Path) -> None:
     code, out, err, meta = render_case(case)
@@ -95,7 +123,8 @@ def test_golden(case: Path) -> None:
         assert code == 1, f"expected exit 1, got {code}\nstdout:\n{out}\nstderr:\n{err}"
         assert out == "", "nothing may be printed on stdout when rendering fails"
         lines = err.splitlines()
-        for pattern in [p for p in errors_file.read_text().splitlines() if p.strip()]:
+        text = (case / "input.yaml").read_text(encoding="utf-8")
+        for pattern in [with_input_lines(p, text) for p in errors_file.read_text().splitlines() if p.strip()]:
             assert any(re.search(pattern, line) for line in lines), f"no error line matches {pattern!r}:\n{err}"
         assert "Traceback" not in err
         return

@@ -42,7 +42,7 @@ from renderer.records import dataclass, replace
 from types import FrameType
 from typing import Any, TextIO
 
-from plugin.files import PathPolicy, is_local_config
+from plugin.files import PathPolicy, TextsOrDisk, is_local_config
 from plugin.frontends.cmp_sources import (
     Tree,
     collect_documents,
@@ -66,6 +66,7 @@ from plugin.options import parse_strict, strict_text
 from plugin.settings import Settings, resolve_settings, settings_files
 from plugin.ownership import marker, renamed_after_render
 from plugin.yamlio.codec import dump_documents, load_documents
+from plugin.yamlio.lines import format_results, places
 from renderer.bundle import Item, is_dcd, is_dgd, render_bundle
 from renderer.results import Code, ResourceRef, Result, Severity
 
@@ -214,9 +215,10 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
     """Render the app folder ``cwd``; objects on stdout, or nothing and a report on stderr."""
     tree, options, plan, results = _plan_for(cwd, env)
     if plan is None or any(r.is_error for r in results):
-        return _fail(results, env, stderr)
+        return _fail(results, env, stderr, TextsOrDisk({}, tree.root, tree.root))
 
-    documents, problems, described = collect_documents(tree, plan.skip, env)
+    texts: dict[str, str] = {}
+    documents, problems, described = collect_documents(tree, plan.skip, env, texts)
     results.extend(problems)
     items: list[Item] = []
     for doc in documents:
@@ -252,9 +254,9 @@ def generate(cwd: str, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -
     if plan.settings.config.namespace_shared is None:
         results = [replace(r, severity=Severity.WARNING) if r.code is Code.NAMESPACE_SHARED else r for r in results]
     if any(r.is_error for r in results):
-        return _fail(results, env, stderr)
+        return _fail(results, env, stderr, TextsOrDisk(texts, tree.root, tree.root))
     # On success Argo CD shows stderr nowhere but the sidecar's log (info level).
-    notes = [r.line() for r in results]
+    notes = format_results(results, TextsOrDisk(texts, tree.root, tree.root))
     stderr.writelines(line + "\n" for line in notes[:MAX_REPORT_LINES])
     if len(notes) > MAX_REPORT_LINES:
         stderr.write(f"... and {len(notes) - MAX_REPORT_LINES} more\n")
@@ -294,7 +296,7 @@ def with_prune_last(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 
-def _fail(results: Sequence[Result], env: Mapping[str, str], stderr: TextIO) -> int:
+def _fail(results: Sequence[Result], env: Mapping[str, str], stderr: TextIO, texts: Mapping[str, str] | None = None) -> int:
     """A summary line, then one line per problem (warnings after errors), capped."""
     errors = [r for r in results if r.is_error]
     warnings = [r for r in results if r.severity is Severity.WARNING]
@@ -302,7 +304,7 @@ def _fail(results: Sequence[Result], env: Mapping[str, str], stderr: TextIO) -> 
     where = f" for application {app}" if app else ""
     count = f"{len(errors)} error" + ("s" if len(errors) != 1 else "")
     stderr.write(f"dynamo-render: {count}{where}, nothing rendered\n")
-    lines = [r.line() for r in errors + warnings]
+    lines = format_results(errors + warnings, texts if texts is not None else {})
     stderr.writelines(line + "\n" for line in lines[:MAX_REPORT_LINES])
     if len(lines) > MAX_REPORT_LINES:
         stderr.write(f"... and {len(lines) - MAX_REPORT_LINES} more\n")
@@ -327,12 +329,15 @@ def parameters(cwd: str, env: Mapping[str, str], stdout: TextIO) -> int:
     """
     tree, options, plan, results = _plan_for(cwd, env)
     found: list[str] = []
+    texts: dict[str, str] = {}
     if plan is not None:
-        documents, problems, _ = collect_documents(tree, plan.skip, env)
+        documents, problems, _ = collect_documents(tree, plan.skip, env, texts)
         results.extend(problems)
-        for doc in documents:
-            if is_dcd(doc.obj) or is_dgd(doc.obj):
-                found.append(f"{ResourceRef.of(doc.obj).short()} ({doc.file}:{doc.index})")
+        resources = [doc for doc in documents if is_dcd(doc.obj) or is_dgd(doc.obj)]
+        # each named by the line its document starts at: ``Kind/name (file:LINE)``
+        stubs = [Result("", resource=ResourceRef.of(d.obj), file=d.file, index=d.index, code=Code.NOTE) for d in resources]
+        where = places(stubs, TextsOrDisk(texts, tree.root, tree.root))
+        found = [f"{ResourceRef.of(d.obj).short()} ({w})" for d, w in zip(resources, where)]
 
     effective: dict[str, str] = {}
     for param in PARAMETERS:
@@ -367,7 +372,7 @@ def parameters(cwd: str, env: Mapping[str, str], stdout: TextIO) -> int:
             "map": effective,
         },
     ]
-    problem_lines = [r.line() for r in results if r.severity is not Severity.INFO]
+    problem_lines = format_results([r for r in results if r.severity is not Severity.INFO], TextsOrDisk(texts, tree.root, tree.root))
     if problem_lines:
         out.append({
             "name": INFO_PROBLEMS,

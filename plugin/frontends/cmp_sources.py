@@ -25,10 +25,12 @@ from typing import Any
 from plugin.app_reader import (
     build_apps,
     find_kustomization,
+    helm_chart_error,
     kustomize_build,
     split_apps,
 )
 from plugin.files import (
+    HELM_CHART_FILE,
     LOCAL_CONFIG_ANNOTATION,
     is_within as _is_within,
     load_sources,
@@ -106,36 +108,38 @@ class Tree:
 
 
 def helm_chart_note(tree: Tree, chart: str) -> Result:
-    """A Helm chart reached the plugin: one line saying so, instead of its templates' YAML errors."""
-    return Result(
-        f"{tree.display(chart) if chart != tree.app else 'the application folder'} is a Helm chart (Chart.yaml): "
-        "dynamo-render does not run Helm; render the chart first and pipe it in "
-        "(helm template RELEASE CHART | dynamo-render render -), in a CI step or a plugin that runs both",
-        file=tree.display(os.path.join(chart, "Chart.yaml")), code=Code.INPUT,
-    )
+    """A Helm chart reached the plugin: one line saying so, instead of its templates' YAML errors (as every reader says)."""
+    shown = tree.display(chart) if chart != tree.app else "the application folder"
+    return helm_chart_error(shown, tree.display(os.path.join(chart, HELM_CHART_FILE)))
 
 
-def collect_documents(tree: Tree, skip: Collection[str], env: Mapping[str, str]) -> tuple[list[Document], list[Result], str]:
+def collect_documents(
+    tree: Tree, skip: Collection[str], env: Mapping[str, str], texts: dict[str, str] | None = None
+) -> tuple[list[Document], list[Result], str]:
     """The app folder's documents, its problems, and a few words on what was read (``plugin.app_reader``).
 
     A folder holding a Helm chart (``Chart.yaml``) is refused with one line per chart: its
-    templates are not manifests, and reading them would only give YAML errors.
+    templates are not manifests, and reading them would only give YAML errors. ``texts``, when
+    given, is filled with the text of every file the documents are named by, for line numbers.
     """
-    if os.path.isfile(os.path.join(tree.app, "Chart.yaml")):
+    texts = {} if texts is None else texts
+    if os.path.isfile(os.path.join(tree.app, HELM_CHART_FILE)):
         return [], [helm_chart_note(tree, tree.app)], "a Helm chart"
     kustomization = find_kustomization(tree.app)
     if kustomization is not None:
         built = kustomize_build(tree.app, kustomization, env, tree.display)
+        texts.update(built.texts)
         return built.documents, built.results, f"kustomize build of {tree.display(kustomization)} gave {len(built.documents)} objects"
     found: list[tuple[str, str]] = []
     files, results = walk_manifests(tree.app, confine_to=tree.root, skip=skip, apps=found)
-    charts = sorted({os.path.dirname(real) for real, _ in files if os.path.basename(real) == "Chart.yaml"})
+    charts = sorted({os.path.dirname(real) for real, _ in files if os.path.basename(real) == HELM_CHART_FILE})
     if charts:
         return [], [*results, *(helm_chart_note(tree, chart) for chart in charts)], f"{len(charts)} Helm charts"
     apps, notes = split_apps(found, tree.display)
     results.extend(notes)
     sources, problems = read_files(files)
     results.extend(problems)
+    texts.update((source.name, source.text) for source in sources)
     documents, problems = load_sources(sources)
     results.extend(problems)
     documents, problems = drop_non_manifests(documents)
@@ -144,6 +148,7 @@ def collect_documents(tree: Tree, skip: Collection[str], env: Mapping[str, str])
     results.extend(problems)
     for built in builds:
         documents.extend(built.documents)
+        texts.update(built.texts)
     described = f"found {len(files)} manifest files" + (f" and {len(apps)} kustomize apps" if apps else "")
     return documents, results, described
 

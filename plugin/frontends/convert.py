@@ -21,11 +21,11 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from renderer.records import dataclass
 from typing import Any, TextIO
 
-from plugin.files import Source, decode, is_within, read_bytes, read_sources, walk_manifests
+from plugin.files import HELM_CHART_FILE, Source, decode, is_within, read_bytes, read_sources, walk_manifests
 from plugin.yamlio.codec import Loader, json_line, load_documents
 from plugin.yamlio.fast import Emitter
 from renderer.results import Code, RenderError, ResourceRef, Result, Severity
@@ -95,9 +95,12 @@ def convert_object(
     return converted
 
 
-def report(results: Sequence[Result], stream: TextIO) -> None:
-    for result in results:
-        stream.write(result.line() + "\n")
+def report(results: Sequence[Result], stream: TextIO, texts: Mapping[str, str] | None = None) -> None:
+    """One line per result: ``file:LINE:`` where the file's text is in ``texts`` or can be read again, else ``file (doc N):``."""
+    from plugin.files import TextsOrDisk
+    from plugin.yamlio.lines import format_results
+
+    stream.writelines(line + "\n" for line in format_results(results, TextsOrDisk(texts or {})))
 
 
 # ---------------------------------------------------------------------------
@@ -112,7 +115,9 @@ def _context(objects: Sequence[Any], index: int) -> list[Any]:
 
 def run_stream(paths: Sequence[str], output: str, stdout: TextIO, stderr: TextIO, as_stored: bool = False) -> int:
     """Convert every document of ``paths`` and write one stream; returns the exit code."""
-    sources, results = read_sources(paths)
+    charts: list[str] = []
+    sources, results = read_sources(paths, charts=charts)
+    results.extend(_charts_left_out(charts))
     patches = _patches_named(paths)
     objects: list[Any] = []
     for source in sources:
@@ -124,10 +129,11 @@ def run_stream(paths: Sequence[str], output: str, stdout: TextIO, stderr: TextIO
                 results.append(_patch_refused(patches[os.path.realpath(source.name)], doc.file, doc.index))
                 continue
             objects.append(convert_object(doc.obj, doc.file, doc.index, results, _context(values, doc.index), as_stored))
+    texts = {source.name: source.text for source in sources}
     if any(r.is_error for r in results):
-        report(results, stderr)
+        report(results, stderr, texts)
         return 1
-    report(results, stderr)
+    report(results, stderr, texts)
     if output == "json":
         stdout.write("".join(json_line(obj) for obj in objects))
     else:
@@ -305,10 +311,11 @@ def _read_in_place(paths: Sequence[str]) -> tuple[list[_File], list[Result]]:
     results: list[Result] = []
     entries: list[tuple[str, str]] = []
     roots: list[str] = []
+    charts: list[str] = []
     for path in paths:
         if os.path.isdir(path):
             roots.append(os.path.realpath(path))
-            found, problems = walk_manifests(path)
+            found, problems = walk_manifests(path, charts=charts)
             results.extend(problems)
             entries.extend((real, name) for real, name in found)
         else:
@@ -334,7 +341,15 @@ def _read_in_place(paths: Sequence[str]) -> tuple[list[_File], list[Result]]:
             files.append(_File(name, "", text, bom, encoding, (0, 0, 0)))
             continue
         files.append(_File(name, real, text, bom, encoding, _stamp(os.stat(real))))
-    return files, results
+    return files, results + _charts_left_out(charts)
+
+
+def _charts_left_out(charts: Sequence[str]) -> list[Result]:
+    """A warning for each Helm chart folder found: its templates are not YAML to convert (``helm_chart_error``)."""
+    from plugin.app_reader import helm_chart_error
+
+    shown = [os.path.normpath(chart) for chart in charts]
+    return [helm_chart_error(chart, os.path.join(chart, HELM_CHART_FILE), Severity.WARNING) for chart in shown]
 
 
 def _write(file: _File, data: bytes) -> None:
@@ -431,10 +446,11 @@ def run_in_place(paths: Sequence[str], stderr: TextIO, as_stored: bool = False, 
         for file, _ in rewrites:
             if _stamp(os.stat(file.real)) != file.stamp:
                 results.append(Result("changed on disk during the run; nothing was written", file=file.name, code=Code.INPUT))
+    texts = {file.name: file.text for file in files}
     if any(r.is_error for r in results):
-        report(results, stderr)
+        report(results, stderr, texts)
         return 1
-    report(results, stderr)
+    report(results, stderr, texts)
     for file, data in rewrites:
         try:
             _write(file, data)

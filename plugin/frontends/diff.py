@@ -26,17 +26,18 @@ import os
 import subprocess
 import tarfile
 import tempfile
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from renderer.records import dataclass, replace
 from typing import Any, TextIO
 
 from plugin.impact import WORKLOAD_KINDS, ADDED, CHANGED, REMOVED, REPLACED, ROLLED, SCALED, Change, Impact, compare, identity
 from plugin.options import OptionValues
-from plugin.files import KUSTOMIZATION_FILES, is_within
+from plugin.files import KUSTOMIZATION_FILES, TextsOrDisk, is_within
 from plugin.settings import Settings, is_settings_document, load_manifests, resolve_settings, settings_files
 from plugin.yamlio.codec import load_documents
 from renderer.bundle import Item, render_bundle
-from renderer.clashes import Identity
+from plugin.yamlio.lines import format_results, places
+from renderer.clashes import Identity, Origin
 from renderer.results import Code, Result, Severity
 
 FORMATS = ("text", "json", "markdown")
@@ -110,10 +111,11 @@ def run(
             old_side = Side("old", tuple(old))
         # A file either side's settings name is configuration on both sides, never a manifest.
         named = _work_tree_names(settings, renames) | _work_tree_names(before_settings, renames)
-        (before, sources_before), problems_before = render_side(old_side, before_settings, raw, named)
-        (after, sources_after), problems_after = render_side(Side("new", tuple(new)), settings, raw, named)
+        texts: dict[str, str] = {}
+        (before, sources_before), problems_before = render_side(old_side, before_settings, raw, named, texts)
+        (after, sources_after), problems_after = render_side(Side("new", tuple(new)), settings, raw, named, texts)
     problems = problems_before + problems_after
-    _report(problems, stderr)
+    _report(problems, stderr, texts)
     if before is None or after is None:
         return 1
     impact = compare(before, after, sources_before, sources_after, default_namespace=settings.namespace)
@@ -141,13 +143,15 @@ def missing_kustomize(paths: Sequence[str], raw: bool) -> Result | None:
 
 
 def render_side(
-    side: Side, settings: Settings, raw: bool = False, named: Collection[str] | None = None
+    side: Side, settings: Settings, raw: bool = False, named: Collection[str] | None = None,
+    texts: dict[str, str] | None = None,
 ) -> tuple[tuple[list[dict[str, Any]] | None, dict[Identity, str]], list[Result]]:
     """Every object the render command would print for ``side`` (None when any error), and its sources.
 
     An object's source names the DCD or DGD it was rendered from (or the object itself when it
-    passed through) with its file and document index, as ``Kind/namespace/name (file:index)``.
+    passed through) with its file and document index, as ``Kind/namespace/name (file:LINE)`` (``(file, doc N)`` without its text).
     ``named`` are the work-tree files that are configuration (default: those ``settings`` name).
+    ``texts``, when given, is filled with the text of each file read, named as in problem lines.
     """
     results: list[Result] = []
     named = [os.path.realpath(p) for p in (settings.config_files if named is None else named)]
@@ -156,8 +160,12 @@ def render_side(
         # The settings name work-tree files; the base revision's copies of them are configuration too.
         top, root = os.path.realpath(side.top), os.path.join(os.path.realpath(side.rename[0]), "")
         skip = settings_files(settings, [root + os.path.relpath(p, top) for p in named if is_within(p, top)])
-    documents, problems = load_manifests(side.paths, settings, skip, raw=raw)
+    read: dict[str, str] = {}
+    documents, problems = load_manifests(side.paths, settings, skip, raw=raw, texts=read)
     results.extend(problems)
+    shown = {_display(file, side): text for file, text in read.items()}
+    if texts is not None:
+        texts.update(shown)
     if not any(r.is_error for r in results):
         rendered = render_bundle(
             (Item(doc.obj, doc.file, doc.index) for doc in documents),
@@ -169,11 +177,15 @@ def render_side(
     results = [_relabel(r, side) for r in results]
     if any(r.is_error for r in results):
         return (None, {}), results
-    origins: dict[Identity, str] = {}
+    # Each object's source, placed at the line its document starts where the file's text is known.
+    found: list[tuple[Identity, Origin]] = []
     for obj in rendered.objects:
         origin = rendered.claims.origin_of(obj)
         if origin is not None:
-            origins[identity(obj, settings.namespace)] = replace(origin, file=_display(origin.file, side)).describe()
+            found.append((identity(obj, settings.namespace), replace(origin, file=_display(origin.file, side))))
+    stubs = [Result("", resource=o.source, file=o.file, index=o.index, code=Code.NOTE) for _, o in found]
+    where = places(stubs, shown)
+    origins = {key: o.describe() if w == stub.place() else f"{o.label()} ({w})" for (key, o), stub, w in zip(found, stubs, where)}
     return (rendered.objects, origins), results
 
 
@@ -418,10 +430,10 @@ def _relabel(result: Result, side: Side) -> Result:
     return replace(result, file=_display(result.file, side)) if result.file else result
 
 
-def _report(results: Sequence[Result], stream: TextIO) -> None:
-    for result in results:
-        if result.severity is not Severity.INFO:
-            stream.write(result.line() + "\n")
+def _report(results: Sequence[Result], stream: TextIO, texts: Mapping[str, str] | None = None) -> None:
+    """One line per problem (notes left out): ``file:LINE:`` where the file's text is in ``texts`` or can be read again."""
+    shown = [r for r in results if r.severity is not Severity.INFO]
+    stream.writelines(line + "\n" for line in format_results(shown, TextsOrDisk(texts or {})))
 
 
 _VERBS = {

@@ -495,13 +495,14 @@ def run(
         return 2
     settings, problems = resolve_settings(common)
     verbose = bool(common.get("verbose"))
-    documents, more = load_manifests(paths, settings)
+    texts: dict[str, str] = {}
+    documents, more = load_manifests(paths, settings, texts=texts)
     problems += more
     if settings is None or any(r.is_error for r in problems):
-        report(problems, stderr, verbose)
+        report(problems, stderr, verbose, texts)
         return 1
     explained, results = explain(documents, settings, wanted, field, common.get("operator-config-path"))
-    report(results, stderr, verbose)
+    report(results, stderr, verbose, texts)
     if explained is None:
         return 1
     obj, entries = explained

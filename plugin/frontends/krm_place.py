@@ -60,11 +60,18 @@ class Placed:
     results: list[Result]
 
 
+def _file(item: InputItem) -> str:
+    """The item's file as kpt names it (package/path), or "" without a path annotation."""
+    if not item.path:
+        return ""
+    return f"{item.package}/{item.path}" if item.package else item.path
+
+
 def _where(item: InputItem) -> str:
+    """The item's place for messages: ``file (doc N)`` (kpt sends items, not the file's text)."""
     if not item.path:
         return "the input"
-    where = f"{item.package}/{item.path}" if item.package else item.path
-    return f"{where}:{item.index}" if item.index is not None else where
+    return f"{_file(item)} (doc {item.index})" if item.index is not None else _file(item)
 
 
 def place(
@@ -123,8 +130,7 @@ def place(
                     f"{ownership.RENDERED_FROM_ANNOTATION} annotation) and never overwrites: rename or delete one of them "
                     f"(identity clash with {Origin(ResourceRef.of(source.obj), source.path, source.index).describe()})",
                     resource=ResourceRef.of(item.obj),
-                    file=_where(item).rpartition(":")[0] if item.index is not None else _where(item) if item.path else "",
-                    index=item.index if item.path else None, code=Code.CLASH,
+                    file=_file(item), index=item.index if item.path else None, code=Code.CLASH,
                 ))
             continue
         if identity in fresh:
@@ -150,7 +156,7 @@ def place(
     if any(r.is_error for r in results):
         return Placed([item.position for item in items], results)
     results.extend(ownership.renamed_after_render(
-        (item.obj, _where(item), None) for position, item in enumerate(items)
+        (item.obj, _file(item), item.index if item.path else None) for position, item in enumerate(items)
         if position not in rendered_by_item and position not in pruned and position not in delegated
     ))
 

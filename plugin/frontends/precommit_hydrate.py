@@ -48,8 +48,8 @@ from collections.abc import Sequence
 from renderer.records import dataclass
 from typing import Any, TextIO
 
-from plugin.app_reader import build_apps, find_kustomization, show_from, split_apps
-from plugin.files import ObjectBudget, Source, manifest_files, read_bytes, read_sources, walk_manifests
+from plugin.app_reader import build_apps, find_kustomization, helm_chart_error, show_from, split_apps
+from plugin.files import HELM_CHART_FILE, ObjectBudget, Source, TextsOrDisk, manifest_files, read_bytes, read_sources, walk_manifests
 from plugin.options import OptionValues
 from plugin.settings import Settings, resolve_settings
 from plugin.yamlio.lines import report
@@ -602,14 +602,18 @@ def source_tree(source: str, raw: bool) -> tuple[list[str], list[tuple[str, str]
     """The manifest files under SOURCE to read as they are, and its folders holding a kustomization.
 
     SOURCE holding a kustomization is itself the one app; otherwise its sub-folders that hold
-    one are apps (``plugin.app_reader``). With ``raw`` every file is read as it is.
+    one are apps (``plugin.app_reader``). With ``raw`` every file is read as it is. A folder
+    holding a Helm chart is not read: one error says so (``plugin.app_reader.helm_chart_error``).
     """
     if not raw:
         kustomization = find_kustomization(source)
         if kustomization is not None:
             return [], [(source, kustomization)], []
     folders: list[tuple[str, str]] | None = None if raw else []
-    found, problems = walk_manifests(source, apps=folders)
+    charts: list[str] = []
+    found, problems = walk_manifests(source, apps=folders, charts=charts)
+    show = show_from(os.getcwd())
+    problems.extend(helm_chart_error(show(chart), show(os.path.join(chart, HELM_CHART_FILE))) for chart in charts)
     return [name for _, name in found], folders or [], problems
 
 
@@ -627,13 +631,13 @@ def run(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: b
     settings, results = resolve_settings({**args, **({"keep-sources": True} if keep_sources else {})})
     verbose = bool(args.get("verbose"))
     if settings is None:
-        report(results, {}, stdout, verbose)
+        report(results, TextsOrDisk({}), stdout, verbose)
         return 1
     tracked: set[str] | None = None
     if tracked_only:
         tracked, problems = tracked_files([source, output])
         if tracked is None:
-            report(problems, {}, stdout, verbose)
+            report(problems, TextsOrDisk({}), stdout, verbose)
             return 1
     # SOURCE is read by the app reader: a folder holding a kustomization is built, never read raw.
     show = show_from(os.getcwd())
@@ -654,7 +658,7 @@ def run(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: b
     for built in builds:
         hydrated.texts.update(built.texts)
     results.extend(hydrated.results)
-    report(results, hydrated.texts, stdout, verbose)
+    report(results, TextsOrDisk(hydrated.texts), stdout, verbose)
     if any(r.is_error for r in results):
         return 1
 
@@ -665,7 +669,7 @@ def run(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: b
         problems = refusals(changes, output, source)
         if not problems:
             problems = apply(changes, output, stdout)
-        report(problems, {}, stdout, verbose)
+        report(problems, TextsOrDisk({}), stdout, verbose)
         return 1
     documents = print_diffs(changes, stdout)
     stdout.write(

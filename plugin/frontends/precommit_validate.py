@@ -31,8 +31,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from plugin.app_reader import PLAIN, Role, role_of
-from plugin.files import ObjectBudget, Source, read_sources
+from plugin.app_reader import PLAIN, Role, enclosing_chart, helm_chart_error, role_of, show_from
+from plugin.files import HELM_CHART_FILE, ObjectBudget, Source, TextsOrDisk, read_sources
 from plugin.yamlio.codec import Document
 from plugin.options import OptionValues
 from plugin.yamlio.lines import report
@@ -179,11 +179,15 @@ def run(filenames: Sequence[str], args: OptionValues, stdout: TextIO, env: Mappi
     # Files that belong to a kustomization are read as kustomize reads them (plugin.app_reader):
     # through their folder's build, or as patches; only the others are read as they are.
     cwd = os.getcwd()
+    # The files of a Helm chart are not manifests (its templates are not even YAML): one warning
+    # per chart, not a failing commit for every template touched.
+    filenames, charts = _outside_charts(filenames, cwd)
     roles = {} if raw else {name: role_of(name, cwd) for name in filenames}
     plain = [name for name in filenames if roles.get(name, PLAIN).kind == "plain"]
     earlier = [name for name in earlier if raw or role_of(name, cwd).kind == "plain"]
-    sources, results = read_sources(plain)
+    sources, results = read_sources(plain, charts=charts)
     results[:0] = refused
+    results.extend(_chart_warnings(charts))
     # The renderer (and the settings it needs) load only when some file names a Dynamo kind:
     # a commit without Dynamo manifests costs a read and a substring search per file.
     candidates = [source for source in sources if mentions_dynamo_kind(source.text)]
@@ -241,8 +245,34 @@ def run(filenames: Sequence[str], args: OptionValues, stdout: TextIO, env: Mappi
             results.extend(problems)
     if roles:
         results.extend(validate_kustomize_files(roles, args, texts, os.environ if env is None else env))
-    report(results, texts, stdout, verbose)
+    report(results, TextsOrDisk(texts), stdout, verbose)
     return 1 if any(r.is_error for r in results) else 0
+
+
+def _outside_charts(filenames: Sequence[str], cwd: str) -> tuple[list[str], list[str]]:
+    """The files not inside a Helm chart, and the chart folders the others are in (each once, in order)."""
+    kept: list[str] = []
+    charts: list[str] = []
+    for name in filenames:
+        chart = enclosing_chart(name, cwd) if name != "-" else None
+        if chart is None:
+            kept.append(name)
+        elif chart not in charts:
+            charts.append(chart)
+    return kept, charts
+
+
+def _chart_warnings(charts: Sequence[str]) -> list[Result]:
+    """``helm_chart_error`` as a warning for each chart (also those found in a folder named)."""
+    show = show_from(os.getcwd())
+    seen: set[str] = set()
+    out: list[Result] = []
+    for chart in charts:
+        real = os.path.realpath(chart)
+        if real not in seen:
+            seen.add(real)
+            out.append(helm_chart_error(show(chart), show(os.path.join(chart, HELM_CHART_FILE)), Severity.WARNING))
+    return out
 
 
 def validate_kustomize_files(roles: Mapping[str, Role], args: OptionValues, texts: dict[str, str], env: Mapping[str, str]) -> list[Result]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import IO, TextIO
 
@@ -22,12 +22,19 @@ from renderer.bundle import Item, StateLayer, stream_bundle
 from renderer.results import Result, Severity
 
 
-def report(results: Sequence[Result], stream: TextIO, verbose: bool = False) -> None:
-    """One line per problem; info notes only when verbose."""
-    for result in results:
-        if result.severity is Severity.INFO and not verbose:
-            continue
-        stream.write(result.line() + "\n")
+def report(results: Sequence[Result], stream: TextIO, verbose: bool = False, texts: Mapping[str, str] | None = None) -> None:
+    """One line per problem; info notes only when verbose.
+
+    A result in a file whose text is in ``texts`` (or that can be read again: a settings file)
+    is placed at its line (``file:LINE:``), any other by its document (``file (doc N):``).
+    """
+    shown = [r for r in results if verbose or r.severity is not Severity.INFO]
+    if not shown:
+        return
+    from plugin.files import TextsOrDisk
+    from plugin.yamlio.lines import format_results  # only a run with something to say composes nodes
+
+    stream.writelines(line + "\n" for line in format_results(shown, TextsOrDisk(texts or {})))
 
 
 def run(paths: Sequence[str], options: OptionValues, stdout: TextIO, stderr: TextIO) -> int:
@@ -51,10 +58,11 @@ def run(paths: Sequence[str], options: OptionValues, stdout: TextIO, stderr: Tex
             discovered.append(StateLayer(LIVE_SOURCE, api_versions=served))
     settings, problems = resolve_settings(options, extra_layers=discovered)
     results.extend(problems)
-    documents, problems = load_manifests(paths, settings, raw=options.get("kustomize") is False)
+    texts: dict[str, str] = {}
+    documents, problems = load_manifests(paths, settings, raw=options.get("kustomize") is False, texts=texts)
     results.extend(problems)
     if settings is None or any(r.is_error for r in results):
-        report(results, stderr, verbose)
+        report(results, stderr, verbose, texts)
         return 1
     layers = list(settings.cluster_layers)
     if cluster is not None:
@@ -62,7 +70,7 @@ def run(paths: Sequence[str], options: OptionValues, stdout: TextIO, stderr: Tex
         results.extend(problems)
         layers.append(layer)
         if any(r.is_error for r in results):
-            report(results, stderr, verbose)
+            report(results, stderr, verbose, texts)
             return 1
     # Each object is serialised as soon as it is rendered and then dropped; the text waits in a
     # buffer until the run is known to have succeeded (nothing on stdout on any error).
@@ -89,7 +97,7 @@ def run(paths: Sequence[str], options: OptionValues, stdout: TextIO, stderr: Tex
             buffer.write(emitter.end())
         results.extend(rendered_results)
         results = settings.strict_results(results)
-        report(results, stderr, verbose)
+        report(results, stderr, verbose, texts)
         if any(r.is_error for r in results):
             return 1
         buffer.copy_to(stdout)

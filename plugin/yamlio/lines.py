@@ -12,14 +12,13 @@ Field paths are the renderer's JSON-path strings: ``spec.podTemplate.spec.contai
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from renderer.records import replace
+from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
 import yaml
 
 from plugin.yamlio.codec import Loader
-from renderer.results import ResourceRef, Result, Severity, one_line
+from renderer.results import ResourceRef, Result, Severity
 
 
 class LineIndex:
@@ -54,11 +53,19 @@ class LineIndex:
 
         A result with a document index maps to that document (to the list item it names when
         the document is a ``kind: List``); one without an index but with a resource maps to the
-        first document holding that resource. Then the field path is followed as far as it goes.
+        first document holding that resource. Then the field path is followed as far as it goes:
+        without a field, the line is where the document starts. A result about the file itself
+        (no object, no field) is placed where the YAML breaks.
         """
         if result.resource is None and not result.field:
-            # a problem with the file itself: where the YAML breaks, if it does
-            return self.error_line
+            # a problem with the file itself: where the YAML breaks, if it breaks in the document
+            # it names (or it names none); else where that document starts
+            if result.index is None or result.index >= len(self.documents):
+                return self.error_line
+            document = self.documents[result.index]
+            error = self.error_line
+            if error is not None and document.start_mark.line < error <= document.end_mark.line + 1:
+                return error
         node = self._object_node(result)
         if node is None:
             return None
@@ -213,34 +220,43 @@ def _bracket_step(current: Any, token: str) -> tuple[Any, Any] | None:
     return _get(current, token)
 
 
+def place(result: Result, index: LineIndex | None) -> str:
+    """Where a result is: ``file:LINE`` when the line is known, else ``file (doc N)``, ``file`` or nothing.
+
+    The line is 1-based: the line of the field the result names (as far as the document holds
+    its path), else where its document starts. Without the file's text, or where the text does
+    not hold the document, the renderer's own ``file (doc N)`` form is kept: a bare
+    ``file:N`` would read as a line.
+    """
+    line = index.line(result) if index is not None and result.file else None
+    return result.place() if line is None else f"{result.file}:{line}"
+
+
 def with_line(result: Result, index: LineIndex | None) -> str:
-    """``file:line: [severity] Kind/name field: message`` (``file:`` alone when no line is known)."""
-    line = index.line(result) if index is not None else None
-    body = replace(result, file="", index=None).line()
-    if not result.file:
-        return body
-    # a line break in a file name must not split the problem line
-    file = one_line(result.file)
-    if line is None:
-        return f"{file}: {body}"
-    return f"{file}:{line}: {body}"
+    """``file:LINE: [severity] Kind/name field: message``; ``file (doc N):`` when no line is known."""
+    return result.line_at(place(result, index))
 
 
-def format_results(results: Sequence[Result], texts: dict[str, str]) -> list[str]:
-    """One line per result; each file named by a result is composed at most once."""
+def places(results: Sequence[Result], texts: Mapping[str, str]) -> list[str]:
+    """``place`` of each result; each file named by a result is composed at most once."""
     indexes: dict[str, LineIndex] = {}
-    lines: list[str] = []
+    out: list[str] = []
     for result in results:
         index: LineIndex | None = None
         if result.file in texts:
             index = indexes.get(result.file)
             if index is None:
                 index = indexes[result.file] = LineIndex(texts[result.file])
-        lines.append(with_line(result, index))
-    return lines
+        out.append(place(result, index))
+    return out
 
 
-def report(results: Sequence[Result], texts: dict[str, str], stream: TextIO, verbose: bool) -> None:
+def format_results(results: Sequence[Result], texts: Mapping[str, str]) -> list[str]:
+    """One line per result (``with_line``); each file named by a result is composed at most once."""
+    return [result.line_at(where) for result, where in zip(results, places(results, texts))]
+
+
+def report(results: Sequence[Result], texts: Mapping[str, str], stream: TextIO, verbose: bool) -> None:
     """Print one line per problem; file-less notes (assumed defaults) once, and only when verbose."""
     shown: list[Result] = []
     seen: set[Result] = set()

@@ -15,6 +15,7 @@ and ``kubectl kustomize``, git for ``diff --base``, the Argo CD plugin run as cm
 from __future__ import annotations
 
 import csv
+import re
 import os
 import shutil
 import subprocess
@@ -26,6 +27,7 @@ import pytest
 import yaml
 
 from tests.e2e.test_cmp import STOCK_APIS, Sidecar, assert_failed
+from tests.positions import document_start, line_of
 from tests.tools import standalone_kustomize
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -159,7 +161,8 @@ def test_no_kustomize_reads_the_files_as_they_are_but_never_emits_the_kustomizat
     base = "recipes/qwen3-32b/vllm/cloud-providers/kustomize/base"
     proc = run(["render", "--no-kustomize", base], repo, kustomize_path)
     assert proc.returncode == 0, proc.stderr
-    assert f"{base}/kustomization.yaml:0: [warning] Kustomization/<unnamed>: a kustomize Kustomization is input to kustomize" in proc.stderr
+    line = document_start((repo / base / "kustomization.yaml").read_text(), 0)
+    assert f"{base}/kustomization.yaml:{line}: [warning] Kustomization/<unnamed>: a kustomize Kustomization is input to kustomize" in proc.stderr
     assert "Kustomization" not in {o["kind"] for o in objects(proc.stdout)}
     # read raw, the base's components are missing: its workers differ from the build's
     built = run(["render", base], repo, kustomize_path)
@@ -273,8 +276,10 @@ def test_diff_base_problems_name_the_revision_s_source_file(apps: Path, kustomiz
     path = f"{kustomize_path}:{tools_path(tmp_path, git=shutil.which('git') or '/usr/bin/git')}"
     proc = run(["diff", "--base", "HEAD", "apps/prod"], apps, path)
     assert proc.returncode == 1
+    # the line in the revision's own text of the source file
+    line = line_of(DGD.format(replicas=-1, worker_image="registry.example/runtime:1.5.0"), "    replicas: -1")
     assert proc.stderr.splitlines() == [
-        "HEAD:apps/base/dgd.yaml:0: [error] DynamoGraphDeployment/chat spec.components[1].replicas: must be >= 0 (got -1)"
+        f"HEAD:apps/base/dgd.yaml:{line}: [error] DynamoGraphDeployment/chat spec.components[1].replicas: must be >= 0 (got -1)"
     ]
 
 
@@ -296,21 +301,43 @@ def test_hydrate_check_renders_a_kustomize_app_and_never_copies_its_kustomizatio
 
 
 def test_problems_in_a_built_app_name_the_source_file_in_every_front_end(apps: Path, kustomize_path: str, tmp_path: Path) -> None:
-    (apps / "apps" / "base" / "dgd.yaml").write_text(DGD.format(replicas=-1, worker_image="registry.example/runtime:1.5.0"))
+    source = DGD.format(replicas=-1, worker_image="registry.example/runtime:1.5.0")
+    (apps / "apps" / "base" / "dgd.yaml").write_text(source)
     message = "DynamoGraphDeployment/chat spec.components[1].replicas: must be >= 0 (got -1)"
+    # every front end prints file:line: the replicas line of the base file the object came from
+    place = f"apps/base/dgd.yaml:{line_of(source, '    replicas: -1')}:"
     rendered = run(["render", "apps/prod"], apps, kustomize_path)
-    assert (rendered.returncode, rendered.stderr) == (1, f"apps/base/dgd.yaml:0: [error] {message}\n")
+    assert (rendered.returncode, rendered.stderr) == (1, f"{place} [error] {message}\n")
     validated = run(["validate", "apps/prod/kustomization.yaml"], apps, kustomize_path)
-    # the hook prints file:line (the replicas line of the base file)
-    assert (validated.returncode, validated.stdout) == (1, f"apps/base/dgd.yaml:16: [error] {message}\n")
+    assert (validated.returncode, validated.stdout) == (1, f"{place} [error] {message}\n")
     hydrated = run(["hydrate-check", "apps/prod", "out"], apps, kustomize_path)
     assert hydrated.returncode == 1
-    assert f"apps/base/dgd.yaml:16: [error] {message}" in hydrated.stdout
+    assert f"{place} [error] {message}" in hydrated.stdout
     cmp = Sidecar(tmp_path, apps)
     python_dir = cmp.env["PATH"].split(":")[0]
     cmp.env["PATH"] = f"{python_dir}:{kustomize_path}"
-    assert_failed(cmp.generate("apps/prod"), r"apps/base/dgd\.yaml:0: \[error\] DynamoGraphDeployment/chat spec\.components\[1\]\.replicas")
+    assert_failed(cmp.generate("apps/prod"), re.escape(f"{place} [error] {message}"))
     assert "kustomization.yaml" not in rendered.stderr + validated.stdout
+
+
+def test_a_problem_in_a_later_document_of_a_built_app_names_its_line_in_the_source_file(apps: Path, kustomize_path: str) -> None:
+    """Issue 26 §4: the build's objects map back to their source file, document and field line.
+
+    The overlay renames every object (``namePrefix``): the source document is still found, by
+    the source name the built name holds, among the file's objects of that kind.
+    """
+    good = DGD.format(replicas=2, worker_image="registry.example/runtime:1.5.0")
+    broken = good.replace("name: chat", "name: chat-canary", 1).replace("replicas: 2", "replicas: -3")
+    source = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n---\n" + good + "---\n" + broken
+    (apps / "apps" / "base" / "dgd.yaml").write_text(source)
+    (apps / "apps" / "prod" / "kustomization.yaml").write_text("namespace: prod\nnamePrefix: eu-\nresources:\n  - ../base\n")
+    message = "DynamoGraphDeployment/eu-chat-canary spec.components[1].replicas: must be >= 0 (got -3)"
+    place = f"apps/base/dgd.yaml:{line_of(source, '    replicas: -3')}:"
+    assert int(place.split(":")[1]) > document_start(source, 2)
+    rendered = run(["render", "apps/prod"], apps, kustomize_path)
+    assert (rendered.returncode, rendered.stderr) == (1, f"{place} [error] {message}\n")
+    validated = run(["validate", "apps/prod/kustomization.yaml"], apps, kustomize_path)
+    assert (validated.returncode, validated.stdout) == (1, f"{place} [error] {message}\n")
 
 
 def test_an_app_that_asks_for_origin_annotations_keeps_them(apps: Path, kustomize_path: str) -> None:

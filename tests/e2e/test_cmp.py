@@ -37,6 +37,7 @@ import pytest
 import yaml
 
 from tests.golden_match import match_stream
+from tests.positions import line_of
 from tests.schemas import assert_valid
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -328,9 +329,10 @@ def test_multinode_example_app_renders_a_leaderworkerset(sidecar: Sidecar) -> No
 
 def test_multinode_without_lws_served_is_refused(sidecar: Sidecar) -> None:
     run = sidecar.generate("apps/upstream-lws", api_versions=STOCK_APIS + VOLCANO_APIS)
+    line = line_of((sidecar.repo / "apps" / "upstream-lws" / "input.yaml").read_text(), "nodeCount:")
     assert_failed(
         run,
-        r"apps/upstream-lws/input.yaml:0: \[error\] DynamoComponentDeployment/lws-manifest spec.multinode.nodeCount: ",
+        rf"apps/upstream-lws/input.yaml:{line}: \[error\] DynamoComponentDeployment/lws-manifest spec.multinode.nodeCount: ",
         r"the cluster does not serve leaderworkerset\.x-k8s\.io",
     )
 
@@ -429,18 +431,20 @@ def test_unknown_or_malformed_parameters_are_refused(sidecar: Sidecar) -> None:
 
 def test_invalid_dcd_fails_with_empty_stdout_and_every_problem_on_stderr(sidecar: Sidecar) -> None:
     app = sidecar.repo / "apps" / "vllm-agg"
-    (app / "broken.yaml").write_text(
+    broken = (
         "apiVersion: nvidia.com/v1beta1\nkind: DynamoComponentDeployment\nmetadata:\n  name: broken\n"
         "spec:\n  type: decode\n  replicas: -1\n  podTemplate:\n    spec:\n      containers:\n"
         "        - name: main\n          image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.9.0\n"
     )
+    (app / "broken.yaml").write_text(broken)
     (app / "garbled.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: [unclosed\n")
     run = sidecar.generate("apps/vllm-agg", app_name="team_demo")
     assert_failed(
         run,
         r"^dynamo-render: 2 errors for application team_demo, nothing rendered\n",
-        r"apps/vllm-agg/broken.yaml:0: \[error\] DynamoComponentDeployment/broken spec.replicas: ",
-        r"apps/vllm-agg/garbled.yaml:0: \[error\]: invalid YAML at line 4, column 1",
+        rf"apps/vllm-agg/broken.yaml:{line_of(broken, '  replicas: -1')}: \[error\] DynamoComponentDeployment/broken spec.replicas: ",
+        # the YAML error's own line: the stream ends inside the flow sequence opened on line 3
+        r"apps/vllm-agg/garbled.yaml:4: \[error\]: invalid YAML at line 4, column 1",
     )
 
 

@@ -21,6 +21,7 @@ import yaml
 
 from tests.e2e.test_cmp import DEADLINE, EXAMPLE_REPO, PLUGIN_YAML, STOCK_APIS, Run, Sidecar, assert_failed, by_kind, main_env, plugin_environ
 from tests.schemas import assert_valid
+from tests.positions import document_start
 from tests.tools import standalone_kustomize
 
 MARKED = """\
@@ -274,9 +275,11 @@ def test_dynamic_parameters_announce_the_resources_found_and_the_settings_in_eff
     by_name = {a["name"]: a for a in out}
     resources = by_name["dynamo-resources"]
     assert resources["collectionType"] == "array"
+    # each at the line where its document starts
+    dcds = (sidecar.repo / "apps" / "vllm-agg" / "dcds.yaml").read_text()
     assert resources["array"] == [
-        "DynamoComponentDeployment/vllm-agg-frontend (apps/vllm-agg/dcds.yaml:0)",
-        "DynamoComponentDeployment/vllm-agg-decode (apps/vllm-agg/dcds.yaml:1)",
+        f"DynamoComponentDeployment/vllm-agg-frontend (apps/vllm-agg/dcds.yaml:{document_start(dcds, 0)})",
+        f"DynamoComponentDeployment/vllm-agg-decode (apps/vllm-agg/dcds.yaml:{document_start(dcds, 1)})",
     ]
     settings = by_name["effective-settings"]
     assert settings["collectionType"] == "map"

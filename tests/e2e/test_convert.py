@@ -20,6 +20,7 @@ import pytest
 from plugin.frontends import convert as convert_cmd
 from plugin.yamlio.codec import load_documents
 from renderer.conversion.shared_from import prune
+from tests.positions import document_start, line_of
 
 BIN = Path(sys.executable).with_name("dynamo-render")
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -162,11 +163,14 @@ def test_error_contract(tmp_path: Path) -> None:
     good = tmp_path / "good.yaml"
     good.write_text(ADAPTER)
     bad = tmp_path / "bad.yaml"
-    bad.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: first\n---\n" + BROKEN)
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: first\n---\n" + BROKEN
+    bad.write_text(text)
     done = run("bad.yaml", "good.yaml", cwd=tmp_path)
     assert done.returncode == 1
     assert done.stdout == ""
-    assert done.stderr == "bad.yaml:1: [error] DynamoGraphDeploymentScalingAdapter/bad spec.dgdRef: expected an object\n"
+    # the line of the field, in the file's second document
+    line = line_of(text, "  dgdRef: [oops]")
+    assert done.stderr == f"bad.yaml:{line}: [error] DynamoGraphDeploymentScalingAdapter/bad spec.dgdRef: expected an object\n"
     # --in-place writes no file at all when any file has an error
     done = run("--in-place", "bad.yaml", "good.yaml", cwd=tmp_path)
     assert done.returncode == 1
@@ -178,7 +182,8 @@ def test_invalid_yaml_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "x.yaml").write_text("a: [\n")
     done = run("x.yaml", cwd=tmp_path)
     assert done.returncode == 1 and done.stdout == ""
-    assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith("x.yaml:0: [error]")
+    # placed at the line the YAML error names: the stream ends inside the flow sequence
+    assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith("x.yaml:2: [error]: invalid YAML at line 2,")
 
 
 @pytest.mark.parametrize(
@@ -296,7 +301,7 @@ def test_default_output_keeps_only_the_preserved_fields_the_render_reads() -> No
         "Frontend": {"dynamoNamespace": "llama3-disagg"}, "VllmDecodeWorker": {"dynamoNamespace": "llama3-disagg"},
         "VllmPrefillWorker": {"dynamoNamespace": "llama3-disagg"}}}}
     assert err.getvalue() == (
-        f"{CORPUS / name}:0: [info] DynamoGraphDeployment/llama3-disagg: keeps nvidia.com/dgd-spec with "
+        f"{CORPUS / name}:{document_start((CORPUS / name).read_text(), 0)}: [info] DynamoGraphDeployment/llama3-disagg: keeps nvidia.com/dgd-spec with "
         "services.Frontend.dynamoNamespace, services.VllmDecodeWorker.dynamoNamespace, services.VllmPrefillWorker.dynamoNamespace: "
         "v1beta1 has no field for them, and the render reads them\n"
     )

@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from tests.positions import document_start, line_of
+
 DGD = """\
 apiVersion: nvidia.com/v1beta1
 kind: DynamoGraphDeployment
@@ -154,7 +156,8 @@ def test_added_and_removed_graphs(tmp_path: Path) -> None:
     assert (removed["gpus"]["before"], removed["gpus"]["after"]) == (4, 0)
     # Every change names the graph it was rendered from, on the side that has it.
     for report in (added, removed):
-        assert {c["source"] for c in report["changes"]} == {f"DynamoGraphDeployment/llm/chat ({dgd}:0)"}
+        # at the line where its document starts
+        assert {c["source"] for c in report["changes"]} == {f"DynamoGraphDeployment/llm/chat ({dgd}:{document_start(dgd.read_text(), 0)})"}
 
 
 def test_a_changed_hand_written_object_names_its_own_document(tmp_path: Path) -> None:
@@ -164,7 +167,8 @@ def test_a_changed_hand_written_object_names_its_own_document(tmp_path: Path) ->
     new = _write(tmp_path / "new.yaml")
     new.write_text(new.read_text() + config_map.format(2))
     (change,) = _json(old, new)["changes"]
-    assert (change["action"], change["kind"], change["source"]) == ("changed", "ConfigMap", f"ConfigMap/llm/settings ({new}:1)")
+    line = document_start(new.read_text(), 1)
+    assert (change["action"], change["kind"], change["source"]) == ("changed", "ConfigMap", f"ConfigMap/llm/settings ({new}:{line})")
 
 
 def test_text_and_markdown_reports(tmp_path: Path) -> None:
@@ -185,11 +189,12 @@ def test_text_and_markdown_reports(tmp_path: Path) -> None:
 def test_a_side_that_fails_to_render_is_exit_1_with_the_problem(tmp_path: Path) -> None:
     old = _write(tmp_path / "old.yaml")
     bad = tmp_path / "bad.yaml"
-    bad.write_text(DGD.format(**BASE).replace("type: decode", "type: nonsense"))
+    text = DGD.format(**BASE).replace("type: decode", "type: nonsense")
+    bad.write_text(text)
     proc = _diff(old, bad)
     assert proc.returncode == 1
     assert proc.stdout == ""
-    assert "bad.yaml:0: [error]" in proc.stderr and "type" in proc.stderr
+    assert f"bad.yaml:{line_of(text, 'type: nonsense')}: [error]" in proc.stderr and "type" in proc.stderr
 
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
@@ -215,7 +220,8 @@ def test_base_revision_in_a_git_repository(tmp_path: Path) -> None:
     _write(repo / "apps" / "chat.yaml", worker_image="registry.example/runtime:1.5.1")
     report = _json("--base", "HEAD", "apps", cwd=repo)
     assert [c["action"] for c in _workloads(report)] == ["replaced"]
-    assert _workloads(report)[0]["source"] == "DynamoGraphDeployment/llm/chat (apps/chat.yaml:0)"
+    start = document_start((repo / "apps" / "chat.yaml").read_text(), 0)
+    assert _workloads(report)[0]["source"] == f"DynamoGraphDeployment/llm/chat (apps/chat.yaml:{start})"
     # A file added since the base revision: everything in it is added.
     (repo / "apps" / "second.yaml").write_text(DGD.format(**BASE).replace("name: chat", "name: second"))
     report = _json("--base", "HEAD", "apps", cwd=repo)
@@ -232,7 +238,7 @@ def test_base_revision_in_a_git_repository(tmp_path: Path) -> None:
     (repo / "apps" / "second.yaml").unlink()
     report = _json("--base", "HEAD", "apps", cwd=repo)
     assert {(c["action"], c["source"]) for c in report["changes"]} == {
-        ("removed", "DynamoGraphDeployment/llm/second (HEAD:apps/second.yaml:0)")
+        ("removed", f"DynamoGraphDeployment/llm/second (HEAD:apps/second.yaml:{start})")
     }
     # An unknown revision is one line, exit 1.
     proc = _diff("--base", "no-such-rev", "apps", cwd=repo)
@@ -244,7 +250,8 @@ def test_base_revision_in_a_git_repository(tmp_path: Path) -> None:
     _write(repo / "apps" / "chat.yaml")
     proc = _diff("--base", "HEAD", "apps", cwd=repo)
     assert proc.returncode == 1
-    assert "HEAD:apps/chat.yaml:0: [error]" in proc.stderr
+    line = line_of(DGD.format(**BASE).replace("type: decode", "type: nonsense"), "type: nonsense")
+    assert f"HEAD:apps/chat.yaml:{line}: [error]" in proc.stderr
 
 
 def test_settings_files_inside_the_compared_folder_are_configuration_on_both_sides(tmp_path: Path) -> None:

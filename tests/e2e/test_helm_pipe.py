@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.positions import line_of
+
 HELM_DATA = Path(__file__).resolve().parents[1] / "data" / "helm"
 CHART = HELM_DATA / "llm-chart"
 RENDERED = HELM_DATA / "llm-chart.rendered.yaml"
@@ -63,7 +65,9 @@ def test_the_pipe_reports_problems_against_stdin() -> None:
     broken = RENDERED.read_text().replace("replicas: 2", "replicas: -2")
     done = subprocess.run(RENDER, input=broken, capture_output=True, text=True, check=False, timeout=120)
     assert done.returncode == 1 and done.stdout == ""
-    assert "<stdin>:1: [error] DynamoComponentDeployment/llm-decode spec.replicas: must be >= 0 (got -2)" in done.stderr
+    # stdin's own text gives the line: the decode worker's replicas
+    line = line_of(broken, "  replicas: -2")
+    assert f"<stdin>:{line}: [error] DynamoComponentDeployment/llm-decode spec.replicas: must be >= 0 (got -2)" in done.stderr
 
 
 HELM = shutil.which("helm")

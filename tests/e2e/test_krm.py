@@ -256,8 +256,8 @@ def test_kpt_fn_eval_invalid_dcd_fails_with_results_and_leaves_the_package_alone
     output = done.stdout + done.stderr
     assert done.returncode != 0, output
     assert "[FAIL]" in output
-    # kpt shows our stderr line and our result.
-    assert "app.yaml:0: [error] DynamoComponentDeployment/broken spec.replicas: must be >= 0 (got -1)" in output
+    # kpt shows our stderr line and our result; kpt sends items, not file text: the document index, never a bare number
+    assert "app.yaml (doc 0): [error] DynamoComponentDeployment/broken spec.replicas: must be >= 0 (got -1)" in output
     assert "[error] nvidia.com/v1beta1/DynamoComponentDeployment/broken spec.replicas: must be >= 0 (got -1)" in output
     assert _snapshot(pkg) == before
     report = yaml.safe_load((results / "results.yaml").read_text())
@@ -344,7 +344,7 @@ def test_kpt_fn_render_invalid_dcd_fails_and_writes_nothing(env: dict[str, str],
     done = _run(["kpt", "fn", "render", str(pkg), "--allow-exec"], env)
     output = done.stdout + done.stderr
     assert done.returncode != 0, output
-    assert "broken.yaml:0: [error] DynamoComponentDeployment/broken spec.replicas: must be >= 0 (got -1)" in output
+    assert "broken.yaml (doc 0): [error] DynamoComponentDeployment/broken spec.replicas: must be >= 0 (got -1)" in output
     assert _snapshot(pkg) == before
 
 

@@ -198,7 +198,7 @@ def test_a_hand_written_object_is_never_overwritten(env: dict[str, str], tmp_pat
     done = render(pkg, env)
     assert done.returncode != 0
     out = done.stdout + done.stderr
-    assert "pkg/service.yaml:0: [error] Service/agg-frontend: a rendered object has the identity of this object, which dynamo-render did not render" in out
+    assert "pkg/service.yaml (doc 0): [error] Service/agg-frontend: a rendered object has the identity of this object, which dynamo-render did not render" in out
     assert _snapshot(pkg) == before, "a failed render writes nothing"
 
 

@@ -15,6 +15,7 @@ import yaml
 from plugin.frontends import render as render_cmd
 from plugin.options import OptionValues, given_values
 from tests.builders import OPERATOR_CONFIG, dcd
+from tests.positions import document_start
 
 STATE_SECRET = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "live-token", "namespace": "llm"},
                 "data": {"token": "czNjcjN0"}}
@@ -76,12 +77,14 @@ def test_local_config_documents_are_left_out_with_a_note_as_kustomize_does(tmp_p
     function_config = {"apiVersion": "v1", "kind": "ConfigMap", **marked, "data": {"a": "b"}}
     settings = {**SETTINGS, "metadata": marked["metadata"]}
     (tmp_path / "worker.yaml").write_text(yaml.safe_dump(dcd()))
-    (tmp_path / "tools.yaml").write_text(yaml.safe_dump_all([function_config, settings]))
+    tools = yaml.safe_dump_all([function_config, settings])
+    (tmp_path / "tools.yaml").write_text(tools)
     out, err = io.StringIO(), io.StringIO()
     code = render_cmd.run([str(tmp_path)], given_values(dict(verbose=True)), out, err)
     assert code == 0, err.getvalue()
     rendered = [d for d in yaml.safe_load_all(out.getvalue()) if d]
     assert not [o for o in rendered if o["metadata"]["name"] in ("fn", "s")]
     notes = [line for line in err.getvalue().splitlines() if "local-config" in line]
-    assert [n.split(" ", 1)[0] for n in notes] == [f"{tmp_path / 'tools.yaml'}:0:", f"{tmp_path / 'tools.yaml'}:1:"]
+    # each note at the line its document starts
+    assert [n.split(" ", 1)[0] for n in notes] == [f"{tmp_path / 'tools.yaml'}:{document_start(tools, i)}:" for i in (0, 1)]
     assert all("[info]" in n for n in notes) and "is configuration" not in err.getvalue()

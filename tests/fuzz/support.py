@@ -52,9 +52,9 @@ def render(
     recorded: list[Result] = []
     original = render_cmd.report
 
-    def recording_report(results: Sequence[Result], stream: Any, verbose: bool = False) -> None:
+    def recording_report(results: Sequence[Result], stream: Any, verbose: bool = False, texts: Any = None) -> None:
         recorded.extend(results)
-        original(results, stream, verbose)
+        original(results, stream, verbose, texts)
 
     stdout, stderr = io.StringIO(), io.StringIO()
     render_cmd.report = recording_report  # type: ignore[assignment]

@@ -75,7 +75,7 @@ def test_a_clash_across_groups_names_both_files() -> None:
     groups = [Group((Item(configmap("x", "1"), "a.yaml", 0),)), Group((Item(configmap("x", "2"), "b.yaml", 3),))]
     rendered = render_bundle(groups, RenderConfig(), NAMESPACE)
     clashes = [r for r in rendered.results if r.code is Code.CLASH]
-    assert len(clashes) == 1 and "a.yaml:0" in clashes[0].message and clashes[0].file == "b.yaml" and clashes[0].index == 3
+    assert len(clashes) == 1 and "(a.yaml, doc 0)" in clashes[0].message and clashes[0].file == "b.yaml" and clashes[0].index == 3
     # an identical copy is merged into the first
     same = render_bundle([Group((Item(configmap("x"), "a.yaml", 0),)), Group((Item(configmap("x"), "b.yaml", 0),))], RenderConfig(), NAMESPACE)
     assert same.ok and [len(o) for o in same.outputs] == [1, 0]

@@ -18,6 +18,7 @@ from plugin.files import PathPolicy
 from plugin.frontends import cmp, cmp_params
 from tests.builders import OPERATOR_CONFIG, write
 from tests.schemas import FORMATS, CRDValidator, assert_valid, structural_to_jsonschema
+from tests.positions import document_start, line_of
 
 ROOT = Path(__file__).resolve().parents[2]
 ARGOCD = ROOT / "argocd"
@@ -278,11 +279,13 @@ def test_config_file_with_operator_config_path_and_gates(repo: Path) -> None:
 
 def test_config_file_naming_an_operator_config_outside_the_repository_is_refused(repo: Path, tmp_path: Path) -> None:
     write(tmp_path / "op.yaml", OPERATOR_CONFIG)
-    write(repo / "apps" / "web" / "render.yaml", "apiVersion: config.dynamo-render.dev/v1alpha1\n"
-          "kind: DynamoRenderConfig\nmetadata:\n  name: s\nspec:\n  operatorConfigPath: ../../../op.yaml\n")
+    text = ("apiVersion: config.dynamo-render.dev/v1alpha1\n"
+            "kind: DynamoRenderConfig\nmetadata:\n  name: s\nspec:\n  operatorConfigPath: ../../../op.yaml\n")
+    write(repo / "apps" / "web" / "render.yaml", text)
     code, _, err = run(repo / "apps" / "web", app_env(ARGOCD_APP_PARAMETERS='[{"name":"config","string":"render.yaml"}]'))
     assert code == 1
-    assert 'apps/web/render.yaml:0: [error] spec.operatorConfigPath: path "../../../op.yaml" leads outside the repository' in err
+    line = line_of(text, "  operatorConfigPath: ../../../op.yaml")
+    assert f'apps/web/render.yaml:{line}: [error] spec.operatorConfigPath: path "../../../op.yaml" leads outside the repository' in err
 
 
 def test_sidecar_settings_may_point_outside_the_repository(repo: Path, tmp_path: Path) -> None:
@@ -310,33 +313,35 @@ def test_operator_config_forms_one_per_origin(repo: Path) -> None:
 
 
 def test_operator_config_errors_name_the_file_in_the_repository(repo: Path) -> None:
-    write(repo / "op.yaml", "apiVersion: operator.config.dynamo.nvidia.com/v1alpha1\nkind: OperatorConfiguration\n"
-          "discovery:\n  backend: consul\n")
+    text = "apiVersion: operator.config.dynamo.nvidia.com/v1alpha1\nkind: OperatorConfiguration\ndiscovery:\n  backend: consul\n"
+    write(repo / "op.yaml", text)
     code, _, err = run(repo / "apps" / "web", app_env(PARAM_OPERATOR_CONFIG_PATH="../../op.yaml"))
     assert code == 1
-    assert 'op.yaml:0: [error] discovery.backend: Unsupported value: "consul"' in err
+    assert f'op.yaml:{line_of(text, "  backend: consul")}: [error] discovery.backend: Unsupported value: "consul"' in err
 
 
 @pytest.mark.parametrize(
-    ("text", "line"),
+    ("text", "where", "line"),
     [
-        ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n- just\n- a list\n",
-         "apps/web/junk.yaml:1: [error]: not a Kubernetes object (expected a mapping"),
-        ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\nname: values\nreplicas: 3\n",
-         "apps/web/junk.yaml:1: [error]: not a Kubernetes object (apiVersion and kind are required)"),
-        ("apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n", "apps/web/junk.yaml:0: [error] ConfigMap/<unnamed> metadata.name: metadata.name is required"),
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n- just\n- a list\n", 1,
+         "apps/web/junk.yaml:{}: [error]: not a Kubernetes object (expected a mapping"),
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\nname: values\nreplicas: 3\n", 1,
+         "apps/web/junk.yaml:{}: [error]: not a Kubernetes object (apiVersion and kind are required)"),
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n", "metadata: {}",
+         "apps/web/junk.yaml:{}: [error] ConfigMap/<unnamed> metadata.name: metadata.name is required"),
         (
-            "apiVersion: config.dynamo-render.dev/v1alpha1\nkind: DynamoRenderConfig\nmetadata:\n  name: s\nspec: {}\n",
-            "apps/web/junk.yaml:0: [error] DynamoRenderConfig/s: a DynamoRenderConfig is configuration, not an object to deploy",
+            "apiVersion: config.dynamo-render.dev/v1alpha1\nkind: DynamoRenderConfig\nmetadata:\n  name: s\nspec: {}\n", 0,
+            "apps/web/junk.yaml:{}: [error] DynamoRenderConfig/s: a DynamoRenderConfig is configuration, not an object to deploy",
         ),
     ],
     ids=["list", "values-file", "unnamed", "render-config"],
 )
-def test_documents_argo_cd_could_not_apply_are_errors(repo: Path, text: str, line: str) -> None:
+def test_documents_argo_cd_could_not_apply_are_errors(repo: Path, text: str, where: int | str, line: str) -> None:
+    """Each is placed at its line: the field's (as far as the document holds it), else where its document starts."""
     write(repo / "apps" / "web" / "junk.yaml", text)
     code, _, err = run(repo / "apps" / "web", app_env())
     assert code == 1
-    assert line in err, err
+    assert line.format(document_start(text, where) if isinstance(where, int) else line_of(text, where)) in err, err
 
 
 @pytest.mark.parametrize(
@@ -363,7 +368,7 @@ def test_a_json_file_that_is_not_an_object_is_still_an_error(repo: Path) -> None
     write(repo / "apps" / "web" / "package.json", '{"name": "x"}')
     code, _, err = run(repo / "apps" / "web", app_env())
     assert code == 1
-    assert "apps/web/package.json:0: [error]: not a Kubernetes object (apiVersion and kind are required)" in err
+    assert "apps/web/package.json:1: [error]: not a Kubernetes object (apiVersion and kind are required)" in err  # its one line
 
 
 def test_local_config_documents_are_dropped(repo: Path) -> None:
@@ -376,13 +381,15 @@ def test_local_config_documents_are_dropped(repo: Path) -> None:
 
 def test_invalid_utf8_and_every_dcd_problem_are_reported_together(repo: Path) -> None:
     (repo / "apps" / "web" / "bin.yaml").write_bytes(b"kind: \xff\n")
-    write(repo / "apps" / "web" / "bad.yaml", FRONTEND.replace("name: web", "name: Web_Bad"))
+    bad = FRONTEND.replace("name: web", "name: Web_Bad")
+    write(repo / "apps" / "web" / "bad.yaml", bad)
     code, _, err = run(repo / "apps" / "web", app_env(ARGOCD_APP_NAME="argocd_web"))
     assert code == 1
     lines = err.splitlines()
     assert lines[0] == "dynamo-render: 2 errors for application argocd_web, nothing rendered"
     assert "apps/web/bin.yaml: [error]: not valid UTF-8 at byte 6" in lines
-    assert any(line.startswith("apps/web/bad.yaml:0: [error] DynamoComponentDeployment/Web_Bad metadata.name:") for line in lines)
+    place = f"apps/web/bad.yaml:{line_of(bad, 'name: Web_Bad')}:"
+    assert any(line.startswith(f"{place} [error] DynamoComponentDeployment/Web_Bad metadata.name:") for line in lines), lines
 
 
 def test_report_is_capped(repo: Path) -> None:
@@ -450,11 +457,13 @@ def test_sidecar_overlay_builds_and_is_valid(tmp_path: Path) -> None:
 
 
 def test_operator_config_errors_in_a_config_file_name_that_file(repo: Path) -> None:
-    write(repo / "apps" / "web" / "render.yaml", "apiVersion: config.dynamo-render.dev/v1alpha1\n"
-          "kind: DynamoRenderConfig\nmetadata:\n  name: s\nspec:\n  operatorConfig:\n    discovery:\n      backend: consul\n")
+    text = ("apiVersion: config.dynamo-render.dev/v1alpha1\n"
+            "kind: DynamoRenderConfig\nmetadata:\n  name: s\nspec:\n  operatorConfig:\n    discovery:\n      backend: consul\n")
+    write(repo / "apps" / "web" / "render.yaml", text)
     code, _, err = run(repo / "apps" / "web", app_env(PARAM_CONFIG="render.yaml"))
     assert code == 1
-    assert 'apps/web/render.yaml:0: [error] spec.operatorConfig.discovery.backend: Unsupported value: "consul"' in err
+    line = line_of(text, "      backend: consul")
+    assert f'apps/web/render.yaml:{line}: [error] spec.operatorConfig.discovery.backend: Unsupported value: "consul"' in err
 
 
 @pytest.mark.parametrize(

@@ -372,7 +372,8 @@ def test_invalid_dcd_returns_the_items_unchanged_with_results_and_stderr() -> No
         }
     ]
     lines = err.splitlines()
-    assert "deploy/app.yaml:0: [error] DynamoComponentDeployment/broken spec.replicas: must be >= 0 (got -1)" in lines
+    # kpt sends items, not the file: the item's document index, never a bare number that reads as a line
+    assert "deploy/app.yaml (doc 0): [error] DynamoComponentDeployment/broken spec.replicas: must be >= 0 (got -1)" in lines
     assert lines[-1] == "dynamo-render: 1 error; the items are returned unchanged"
 
 

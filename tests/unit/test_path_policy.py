@@ -134,7 +134,8 @@ def test_a_repository_config_naming_a_file_outside_is_refused(tree: tuple[Path, 
     write(app / "render.yaml", render_config(**{setting: target}))
     settings, results = resolve(confined(root, app), config_path="render.yaml")
     assert settings is None
-    assert lines(results) == [f'apps/web/render.yaml:0: [error] spec.{setting}: path "{target}" leads outside the repository']
+    # the settings carry the document index; the front ends turn it into a line
+    assert lines(results) == [f'apps/web/render.yaml (doc 0): [error] spec.{setting}: path "{target}" leads outside the repository']
 
 
 def test_a_trusted_config_may_name_files_outside(tree: tuple[Path, Path]) -> None:
@@ -205,7 +206,7 @@ def test_the_flag_operator_config_wins_unless_it_is_a_fallback(tree: tuple[Path,
     settings, results = resolve(confined(root, app), config_path="render.yaml", operator_config_path="flag.yaml",
                                 operator_config_fallback=fallback)
     if used == "flag":
-        assert settings is None and any("apps/web/flag.yaml:0: [error] discovery.backend" in line for line in lines(results))
+        assert settings is None and any("apps/web/flag.yaml (doc 0): [error] discovery.backend" in line for line in lines(results))
     else:
         assert settings is not None, results
         assert str(app / "flag.yaml") not in settings.config_files
@@ -253,10 +254,12 @@ def test_the_settings_files_in_the_app_folder_are_not_rendered(tree: tuple[Path,
 def test_an_app_parameter_config_naming_files_outside_is_refused(tree: tuple[Path, Path]) -> None:
     root, app = tree
     write(app / "web.yaml", FRONTEND)
-    write(app / "render.yaml", render_config(operatorConfigPath="../../../outside/op.yaml"))
+    text = render_config(operatorConfigPath="../../../outside/op.yaml")
+    write(app / "render.yaml", text)
     code, objects, err = generate(app, {"ARGOCD_APP_PARAMETERS": json.dumps([{"name": "config", "string": "render.yaml"}])})
     assert code == 1 and objects == []
-    assert 'apps/web/render.yaml:0: [error] spec.operatorConfigPath: path "../../../outside/op.yaml" leads outside the repository' in err
+    # one line of JSON: the field is on line 1
+    assert 'apps/web/render.yaml:1: [error] spec.operatorConfigPath: path "../../../outside/op.yaml" leads outside the repository' in err
 
 
 def test_a_sidecar_config_naming_files_outside_is_read(tree: tuple[Path, Path]) -> None:

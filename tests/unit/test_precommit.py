@@ -15,6 +15,7 @@ from plugin.options import given_values
 from plugin.yamlio.codec import load_documents
 from plugin.yamlio.lines import LineIndex, format_results, resolve
 from renderer.results import ResourceRef, Result, Severity
+from tests.positions import document_start
 
 DCD_REF = ResourceRef("nvidia.com/v1beta1", "DynamoComponentDeployment", "worker", "")
 
@@ -587,12 +588,13 @@ def test_an_unnamed_settings_file_is_a_warning_and_never_output(tree: Path) -> N
         "not rendered and not applied (name its file with --config or --operator-config to apply it)"
     )
     code, out = _hydrate("--fix", "deploy", "rendered")
-    # the hook names the line, the render command the document
-    assert code == 1 and out.splitlines()[0] == "deploy/settings.yaml:1: " + warning
+    # the hook and the render command name the line where the document starts
+    line = document_start((tree / "deploy" / "settings.yaml").read_text(), 0)
+    assert code == 1 and out.splitlines()[0] == f"deploy/settings.yaml:{line}: " + warning
     assert not [p for p in (tree / "rendered").rglob("*") if p.is_file() and "DynamoRenderConfig" in p.read_text()]
     stdout, stderr = io.StringIO(), io.StringIO()
     assert render_cmd.run(["deploy"], {}, stdout, stderr) == 0
-    assert stderr.getvalue().splitlines() == ["deploy/settings.yaml:0: " + warning]
+    assert stderr.getvalue().splitlines() == [f"deploy/settings.yaml:{line}: " + warning]
     assert "DynamoRenderConfig" not in stdout.getvalue()
 
 

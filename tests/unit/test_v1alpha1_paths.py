@@ -20,6 +20,7 @@ import yaml
 from plugin.frontends import render as render_cmd
 from renderer.admission.v1alpha1.paths import dcd_path, dgd_path
 from renderer.conversion.to_v1beta1 import dcd_to_v1beta1, dgd_to_v1beta1
+from tests.positions import line_of
 
 SPEC: dict[str, Any] = {
     "componentType": "worker",
@@ -138,11 +139,13 @@ def test_a_render_error_names_the_v1alpha1_field(tmp_path: Path, kind: str) -> N
     else:
         spec, where = CACHE_WITHOUT_PATH, "spec.volumeMounts[1].mountPoint"
     path = tmp_path / "input.yaml"
-    path.write_text(yaml.safe_dump({"apiVersion": "nvidia.com/v1alpha1", "kind": kind, "metadata": {"name": "w", "namespace": "llm"}, "spec": spec}))
+    text = yaml.safe_dump({"apiVersion": "nvidia.com/v1alpha1", "kind": kind, "metadata": {"name": "w", "namespace": "llm"}, "spec": spec})
+    path.write_text(text)
     out, err = io.StringIO(), io.StringIO()
     assert render_cmd.run([str(path)], {}, out, err) == 1
     errors = [line for line in err.getvalue().splitlines() if "[error]" in line]
     assert errors == [
-        f"{path}:0: [error] {kind}/w {where}: compilationCache.mountPath is required for backend framework trtllm "
+        # the mount without a mount point: the line of its list item
+        f"{path}:{line_of(text, '- name: compile-cache')}: [error] {kind}/w {where}: compilationCache.mountPath is required for backend framework trtllm "
         "(no default available)"
     ]
