@@ -11,15 +11,15 @@ Extension points for the GPU Memory Service and inter-pod failover pathway: ``ex
 (the per-rank GMS weight-server and engine cliques), ``gms_clique_pod_spec`` (the weight-server
 pod), ``gms_scaling_group_extras`` (resource sharing and claim templates); each refuses today.
 
-The cliques each component becomes, and their names, are ``renderer.graph.grove_roles``.
+The cliques each component becomes, and their names, are ``renderer.graph.grove_roles``; the
+topology constraints and the scheduler queue are ``renderer.graph.grove_placement``.
 
 Mirrors: internal/dynamo/graph.go GenerateGrovePodCliqueSet, buildCliqueForRole,
 applyCliqueStartupDependencies, getCliqueStartupDependencies,
 buildGroveScalingGroupConfig, groveUpdateStrategyFromAnnotations, generatePodSpecForRole,
-generateLabels, generateAnnotations, resolveGroveSchedulerQueue, setMetricsLabels;
-internal/dynamo/grove.go specToGroveTopologyConstraint, toGroveTopologyConstraint,
-injectKaiSchedulerIfEnabled, injectVolcanoSchedulerIfEnabled, injectVolcanoQueueAnnotation,
-resolveKaiSchedulerQueueName, resolveVolcanoQueueName;
+generateLabels, generateAnnotations, setMetricsLabels;
+internal/dynamo/grove.go injectKaiSchedulerIfEnabled, injectVolcanoSchedulerIfEnabled,
+injectVolcanoQueueAnnotation, resolveVolcanoQueueName;
 internal/controller/dgd_grove_workload_renderer.go Render (fresh install: no existing
 PodCliqueSet, so the worker hash is applied to the worker components).
 """
@@ -31,12 +31,22 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from renderer import consts
-from renderer.admission.api import DCD, DynamoComponentDeploymentSharedSpec
+from renderer.admission.api import DCD
 from renderer.admission.parse import parse_dcd
 from renderer.conversion.alpha_view import AlphaView, dgd_component_views
 from renderer.cluster.state import ClusterState
 from renderer.config import RenderConfig
 from renderer.gocompat.goduration import format_go_duration, parse_go_duration
+from renderer.graph.grove_placement import (
+    GROVE_VOLCANO_QUEUE_ANNOTATION,
+    KAI_QUEUE_LABEL,
+    KAI_SCHEDULER_NAME,
+    VOLCANO_QUEUE_ANNOTATION,
+    VOLCANO_SCHEDULER_NAME,
+    component_topology_constraint,
+    resolve_scheduler_queue,
+    spec_topology_constraint,
+)
 from renderer.graph.grove_roles import (
     FAILOVER_ENGINE_GROUP_LABEL,
     ServiceRole,
@@ -52,7 +62,7 @@ from renderer.pod.gpus import main_container_gpu_count
 from renderer.pod.labels import discovery_backend, is_worker_component
 from renderer.pod.naming import hash_model_name
 from renderer.pod.podspec import generate_base_pod_spec
-from renderer.results import Code, RenderError, Result, Severity, unsupported
+from renderer.results import RenderError, Result, unsupported
 
 if TYPE_CHECKING:
     from renderer.graph.dgd import DGD, Component
@@ -63,14 +73,6 @@ STARTUP_ANY_ORDER = "CliqueStartupTypeAnyOrder"
 STARTUP_EXPLICIT = "CliqueStartupTypeExplicit"
 UPDATE_STRATEGY_ANNOTATION = "nvidia.com/grove-update-strategy"
 UPDATE_STRATEGIES = ("RollingRecreate", "OnDelete")
-
-KAI_SCHEDULER_NAME = "kai-scheduler"
-KAI_QUEUE_ANNOTATION = "nvidia.com/kai-scheduler-queue"
-KAI_QUEUE_LABEL = "kai.scheduler/queue"
-DEFAULT_KAI_QUEUE = "dynamo"
-VOLCANO_SCHEDULER_NAME = "volcano"
-VOLCANO_QUEUE_ANNOTATION = "nvidia.com/volcano-queue"
-GROVE_VOLCANO_QUEUE_ANNOTATION = "scheduling.grove.io/volcano-queue"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -92,54 +94,6 @@ def update_strategy(annotations: dict[str, str]) -> str | None:
             f"metadata.annotations[{UPDATE_STRATEGY_ANNOTATION}]",
         )
     return value
-
-
-def resolve_scheduler_queue(annotations: dict[str, str], config: RenderConfig, notes: list[Result]) -> str:
-    """The KAI queue (annotation, else ``dynamo``); both scheduler integrations on is an error.
-
-    The operator also checks that the Queue exists in the cluster; offline that is assumed and
-    noted.
-    Mirrors: internal/dynamo/graph.go resolveGroveSchedulerQueue and internal/dynamo/grove.go
-    resolveKaiSchedulerQueueName (DetermineKaiSchedulerQueue's cluster check is not made).
-    """
-    if config.kai_scheduler_enabled and config.volcano_scheduler_enabled:
-        raise RenderError(
-            "kai-scheduler and volcano scheduler integrations cannot both be enabled for Grove",
-            "orchestrators.kaiScheduler.enabled",
-        )
-    if not config.kai_scheduler_enabled:
-        return ""
-    queue = (annotations.get(KAI_QUEUE_ANNOTATION) or "").strip() or DEFAULT_KAI_QUEUE
-    notes.append(
-        Result(
-            f'kai-scheduler queue "{queue}" is assumed to exist (the operator checks the scheduling.run.ai Queue in the cluster)',
-            severity=Severity.INFO,
-            code=Code.NOTE,
-        )
-    )
-    return queue
-
-
-def spec_topology_constraint(cluster_topology_name: str, pack_domain: str | None) -> dict[str, Any] | None:
-    """Mirrors: internal/dynamo/grove.go specToGroveTopologyConstraint, groveTopologyConstraint."""
-    if not pack_domain:
-        return None
-    constraint: dict[str, Any] = {"pack": {"required": pack_domain}}
-    if cluster_topology_name:
-        constraint = {"topologyName": cluster_topology_name, **constraint}
-    return constraint
-
-
-def component_topology_constraint(spec: DynamoComponentDeploymentSharedSpec, dgd: DGD) -> dict[str, Any] | None:
-    """A component's pack domain; it names the topology itself only when the PCS has no pack.
-
-    Mirrors: internal/dynamo/grove.go toGroveTopologyConstraint.
-    """
-    if spec.topology_constraint is None or not spec.topology_constraint.pack_domain:
-        return None
-    deployment = dgd.spec.topology_constraint
-    topology = deployment.cluster_topology_name if deployment is not None and not deployment.pack_domain else ""
-    return spec_topology_constraint(topology, spec.topology_constraint.pack_domain)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,7 +14,8 @@ import pytest
 from renderer.admission.api import DynamoComponentDeploymentSharedSpec
 from renderer.config import RenderConfig, resolve_scheduler_gates
 from renderer.operator_config import OperatorConfiguration
-from renderer.graph.grove import resolve_scheduler_queue, startup_dependencies, update_strategy
+from renderer.graph.grove import startup_dependencies, update_strategy
+from renderer.graph.grove_placement import resolve_scheduler_queue
 from renderer.graph.grove_roles import ServiceRole, expand_roles, longest_clique_name, pcs_name, uses_scaling_group
 from renderer.graph.grove_resources import elastic_ep_leader_service_name
 from renderer.pod.backends.common import GroveDeployer

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from plugin.frontends import precommit_hydrate, precommit_validate, render as render_cmd
+from plugin.frontends import hydrate_diff, precommit_hydrate, precommit_validate, render as render_cmd
 from plugin.options import given_values
 from plugin.yamlio.codec import load_documents
 from plugin.yamlio.lines import LineIndex, format_results, resolve
@@ -570,7 +570,7 @@ def test_tracked_only_outside_a_git_work_tree_is_an_error(tree: Path, monkeypatc
 
 
 def test_hydrate_diff_redacts_secret_data_but_names_the_secret() -> None:
-    from plugin.frontends.precommit_hydrate import _diff, redact_secret_data
+    from plugin.frontends.hydrate_diff import _diff, redact_secret_data
 
     secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: pull\n  namespace: llm\ntype: Opaque\ndata:\n  token: czNjcjN0\n"
     redacted = redact_secret_data("---\n" + secret + "---\napiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n")
@@ -762,7 +762,7 @@ def test_the_per_document_diff_applies_with_git(tmp_path: Path, change: str) -> 
         (repo / path).write_text(old)
     subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
     patch = tmp_path / "p.diff"
-    patch.write_text("".join(precommit_hydrate._diff(old, new, path)))
+    patch.write_text("".join(hydrate_diff._diff(old, new, path)))
     done = subprocess.run(["git", "apply", "--check", "-v", str(patch)], cwd=repo, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr + patch.read_text()[:2000]
     subprocess.run(["git", "apply", str(patch)], cwd=repo, check=True)
@@ -781,8 +781,8 @@ def test_the_check_caps_what_it_prints_and_counts_the_documents(tree: Path) -> N
     documents = precommit_hydrate.print_diffs(changes, out)
     assert documents == 600
     lines = out.getvalue().splitlines()
-    assert len(lines) == precommit_hydrate.DIFF_LINES_SHOWN + 1
-    assert lines[-1] == f"... (the diff is cut after {precommit_hydrate.DIFF_LINES_SHOWN} lines)"
+    assert len(lines) == hydrate_diff.DIFF_LINES_SHOWN + 1
+    assert lines[-1] == f"... (the diff is cut after {hydrate_diff.DIFF_LINES_SHOWN} lines)"
     assert "rendered/b.yaml" not in out.getvalue()
 
 
@@ -794,9 +794,9 @@ def test_the_check_caps_what_it_prints_and_counts_the_documents(tree: Path) -> N
 def test_secret_data_is_redacted_however_its_kind_is_spelled(kind: str) -> None:
     """Only documents that may be Secrets are parsed for redaction; an escaped kind still is one."""
     text = f"---\napiVersion: v1\nkind: {kind}\nmetadata:\n  name: s\ndata:\n  token: c2VjcmV0LXZhbHVl\n"
-    redacted = precommit_hydrate.redact_secret_data(text)
+    redacted = hydrate_diff.redact_secret_data(text)
     assert "c2VjcmV0LXZhbHVl" not in redacted and "<redacted>" in redacted
-    assert precommit_hydrate.redact_secret_data("---\nkind: Deployment\nspec:\n  imagePullSecrets:\n  - name: x\n") == (
+    assert hydrate_diff.redact_secret_data("---\nkind: Deployment\nspec:\n  imagePullSecrets:\n  - name: x\n") == (
         "---\nkind: Deployment\nspec:\n  imagePullSecrets:\n  - name: x\n"
     )
 
@@ -810,4 +810,4 @@ def test_hunks_are_grouped_as_difflib_groups_them() -> None:
         a = [rng.choice("abcde") for _ in range(rng.randrange(0, 40))]
         b = [rng.choice("abcde") if rng.random() < 0.3 else x for x in a] + [rng.choice("xy") for _ in range(rng.randrange(0, 3))]
         matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-        assert precommit_hydrate._grouped(matcher.get_opcodes(), 3) == list(matcher.get_grouped_opcodes(3)), (a, b)
+        assert hydrate_diff._grouped(matcher.get_opcodes(), 3) == list(matcher.get_grouped_opcodes(3)), (a, b)
