@@ -103,6 +103,9 @@ class Component:
     spec: DynamoComponentDeploymentSharedSpec
     pod_template: dict[str, Any] | None
     raw: dict[str, Any]
+    # The pod template exactly as admit_pod_template gave it (nulls kept), when it was admitted
+    # without any problem; the generated DCD reuses it (renderer/graph/program.py _admitted_as_component).
+    admitted_template: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @property
     def name(self) -> str:

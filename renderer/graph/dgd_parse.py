@@ -86,12 +86,14 @@ def parse_dgd(
         if component.replicas is None:
             component = component.model_copy(update={"replicas": 1})
         pod_template: dict[str, Any] | None = None
+        clean: dict[str, Any] | None = None
         if component.pod_template is not None:
             admitted, problems = admit_pod_template(component.pod_template, f"{path}.podTemplate", runtime_source == consts.V1BETA1)
             results.extend(p.with_resource(ref) for p in problems)
             if admitted is not None:
                 pod_template = gotypes.drop_nulls(admitted)
-        components.append(Component(index, component, pod_template, raw_components[index]))
+                clean = admitted if not problems else None
+        components.append(Component(index, component, pod_template, raw_components[index], clean))
 
     env: list[dict[str, Any]] = []
     for index, item in enumerate(spec.env or []):

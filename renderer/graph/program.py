@@ -14,7 +14,7 @@ from typing import Any
 
 from renderer import consts
 from renderer.admission import dcd_crd
-from renderer.admission.parse import parse_dcd
+from renderer.admission.parse import admit_pod_template, parse_dcd
 from renderer.cluster.state import ClusterState
 from renderer.config import RenderConfig
 from renderer.conversion.alpha_view import AlphaView, has_dgd_preservation, plain_view
@@ -58,7 +58,7 @@ def worker_templates(dgd: DGD, config: RenderConfig, admitted: AdmittedTemplates
             continue
         dcd, results = parse_dcd(
             obj, dgd.namespace, config.checkpoint_enabled, admission=False, list_maps=False,
-            known_alpha=_known_alpha(dgd, obj),
+            known_alpha=_known_alpha(dgd, obj), admitted_pod_template=_admitted_as_component(component, obj),
         )
         if dcd is None:
             raise _refused(obj, results, component)
@@ -117,6 +117,46 @@ def _reused_pod_template(admitted: AdmittedTemplates, component: Component, obj:
     # with new maps on the way to the relabelled value only.
     metadata = placeholder_admitted["metadata"]
     return {**placeholder_admitted, "metadata": {**metadata, "labels": {**admitted_labels, consts.LABEL_WORKER_HASH: hash_value}}}
+
+
+def _admitted_as_component(component: Component, obj: dict[str, Any]) -> dict[str, Any] | None:
+    """What ``admit_pod_template`` gives for the generated DCD's podTemplate, from the component's admission; else None.
+
+    The generated podTemplate is the component's admitted template (nulls dropped) with only
+    its metadata edited (labels, annotations: renderer/graph/expand.py generate_dcds). Where
+    its ``spec`` is still JSON-equal to the component's admitted one (a checkpoint policy or
+    DYN_DEPLOYMENT_CONFIG edit is not) and nothing but ``metadata`` and ``spec`` is there,
+    admitting it again gives the component's admitted ``spec`` with no problem, and its
+    ``metadata`` as admitting the metadata alone gives it:
+
+    - admission treats the two parts apart: the structural defaults, required fields and
+      list-map keys (podtemplate_schema) read only ``spec``; the pod rules (podrules) check the
+      metadata's labels and annotations and the pod spec each on their own; the typed decode
+      (gotypes, PodTemplateSpec) decodes each struct field from its own value;
+    - the spec part is a fixed point: it is the typed decode's output of a template that was
+      admitted without any problem, with nulls dropped. A null and an absent field decode to
+      the same Go zero value; a decoded value encodes and decodes to itself; a default the
+      first pass filled is there again (or, a zero value the encode omits, is filled and
+      omitted again); and a value the decoder wrote passes the checks the raw value passed.
+      The list-map keys checked on the component (a v1beta1 DGD) are only fewer here.
+
+    The v1beta1 DCD and DGD CRDs embed the same PodTemplateSpec schema, so both admissions
+    apply the same rules. The metadata is admitted for real (a podTemplate of ``metadata``
+    only); when that has any problem, None: the whole template is admitted anew, so every
+    message is as before. Within one DGD only: the component's admission is its own.
+    Mirrors: the API server admitting the DCD create (internal/controller/dgd_component_program.go)
+    """
+    clean = component.admitted_template
+    raw = (obj.get("spec") or {}).get("podTemplate")
+    if clean is None or component.pod_template is None or not isinstance(raw, dict) or not set(raw) <= {"metadata", "spec"}:
+        return None
+    spec_text = _json_text(raw["spec"]) if isinstance(raw.get("spec"), dict) else None
+    if spec_text is None or spec_text != _json_text(component.pod_template.get("spec") or {}):
+        return None
+    metadata, problems = admit_pod_template({"metadata": raw.get("metadata")}, "spec.podTemplate", False)
+    if problems or metadata is None:
+        return None
+    return {**clean, "metadata": metadata["metadata"]}
 
 
 def _json_text(value: dict[str, Any]) -> str | None:
@@ -188,7 +228,9 @@ def render_graph(
         # The API server admits each DCD create against the v1beta1 DCD CRD (schema and CEL).
         dcd, results = parse_dcd(
             obj, dgd.namespace, config.checkpoint_enabled, admission=False, list_maps=False,
-            known_alpha=_known_alpha(dgd, obj), admitted_pod_template=_reused_pod_template(admitted, component, obj, worker_hash),
+            known_alpha=_known_alpha(dgd, obj), admitted_pod_template=(
+                _reused_pod_template(admitted, component, obj, worker_hash) or _admitted_as_component(component, obj)
+            ),
         )
         if dcd is None:
             raise _refused(obj, results, component)

@@ -5,7 +5,8 @@ type instead of converting its ``nvidia.com/dcd-spec`` carrier back (renderer/gr
 _known_alpha), and the worker-hash pass leaves the carriers out. The carriers themselves are
 built from the DGD's services alone (converted without the hub-only save when nothing is
 preserved) and from the converted DCD's annotations alone (its spec not encoded), and the real
-pass reuses each worker pod template the worker-hash pass admitted. All are exact
+pass reuses each worker pod template the worker-hash pass admitted, and each generated DCD the
+component's admitted template spec where only the metadata changed. All are exact
 only if the conversion the operator runs agrees: this runs that conversion on each DCD
 generated from each DGD of the corpus (v1beta1 as written, v1alpha1 as converted) and compares.
 """
@@ -180,3 +181,52 @@ def test_a_worker_template_changed_after_the_hash_pass_is_admitted_anew() -> Non
     assert _reused_pod_template(admitted, component, obj, hash_value) is not None
     obj["spec"]["podTemplate"]["spec"]["schedulerName"] = "other"  # as a checkpoint policy would edit it
     assert _reused_pod_template(admitted, component, obj, hash_value) is None
+
+
+@pytest.mark.parametrize("name", DGD_FILES)
+def test_templates_reused_from_the_component_match_a_fresh_admission(name: str) -> None:
+    import json
+
+    from renderer.admission.parse import admit_pod_template
+    from renderer.graph.program import _admitted_as_component
+
+    for dgd in _dgds(name):
+        for hash_value in (WORKER_HASH_PLACEHOLDER, "0123abcd"):
+            try:
+                generated = generate_dcds(dgd, hash_value)
+            except RenderError:
+                continue
+            for component, obj in generated:
+                reused = _admitted_as_component(component, obj)
+                if reused is None:
+                    continue
+                fresh, problems = admit_pod_template(obj["spec"]["podTemplate"], "spec.podTemplate", False)
+                assert problems == []
+                assert json.dumps(fresh) == json.dumps(reused)
+
+
+def test_a_component_template_is_reused_only_when_its_spec_is_unchanged_and_its_metadata_clean() -> None:
+    from renderer.graph.program import _admitted_as_component
+
+    dgd = next(d for name in DGD_FILES for d in _dgds(name) if any(c.pod_template is not None for c in d.components))
+    component, obj = next((c, o) for c, o in generate_dcds(dgd, "0123abcd") if c.pod_template is not None)
+    assert _admitted_as_component(component, obj) is not None
+    obj["spec"]["podTemplate"]["metadata"]["labels"]["bad"] = "not a label value!"
+    assert _admitted_as_component(component, obj) is None  # admitted anew: the full message
+    del obj["spec"]["podTemplate"]["metadata"]["labels"]["bad"]
+    obj["spec"]["podTemplate"]["spec"]["schedulerName"] = "other"  # as a checkpoint policy would edit it
+    assert _admitted_as_component(component, obj) is None
+
+
+def test_the_dcd_and_dgd_crds_embed_the_same_pod_template_schema() -> None:
+    import yaml
+
+    crds = Path(__file__).resolve().parents[1] / "data" / "crds"
+
+    def v1beta1(file: str) -> Any:
+        crd = yaml.safe_load((crds / file).read_text(encoding="utf-8"))
+        return next(v for v in crd["spec"]["versions"] if v["name"] == "v1beta1")["schema"]["openAPIV3Schema"]["properties"]["spec"]
+
+    dcd = v1beta1("nvidia.com_dynamocomponentdeployments.yaml")["properties"]["podTemplate"]
+    dgd = v1beta1("nvidia.com_dynamographdeployments.yaml")["properties"]["components"]["items"]["properties"]["podTemplate"]
+    assert dcd == dgd and "properties" in dcd
