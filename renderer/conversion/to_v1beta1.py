@@ -59,7 +59,11 @@ def dcd_conversion_annotations(obj: dict[str, Any]) -> dict[str, str]:
 
 
 def _dcd_converted(obj: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
-    """Metadata, annotations, hub spec and hub status of a v1alpha1 DCD's conversion (not yet encoded)."""
+    """Metadata, annotations, hub spec and hub status of a v1alpha1 DCD's conversion (not yet encoded).
+
+    Mirrors: dynamocomponentdeployment_conversion.go DynamoComponentDeployment.ConvertTo (its body,
+    before the object is assembled)
+    """
     meta, annotations, src_spec, src_status = _decode(obj, "DynamoComponentDeployment")
     name = str(meta.get("name") or "")
 

@@ -160,7 +160,12 @@ def _admitted_as_component(component: Component, obj: dict[str, Any]) -> dict[st
 
 
 def _json_text(value: dict[str, Any]) -> str | None:
-    """``value`` as JSON text, keys in their order (None when it holds a value JSON cannot say)."""
+    """``value`` as JSON text, keys in their order (None when it holds a value JSON cannot say).
+
+    Only a comparison key for the reuse checks above, never written out (what the operator writes
+    goes through renderer.gocompat.gojson). Unlike ``==`` it tells ``1``, ``1.0`` and ``true``
+    apart, and key order counts: a mismatch only means admitting the template again.
+    """
     try:
         return json.dumps(value, ensure_ascii=False, allow_nan=True)
     except (TypeError, ValueError):
