@@ -21,6 +21,7 @@ from typing import Any
 
 from renderer.records import dataclass
 
+from renderer.releases import release_names
 from renderer.results import Code, describe_kind
 
 BOOL_VALUES = ("true", "false")
@@ -161,6 +162,14 @@ OPTIONS: tuple[Option, ...] = (
         help="Render DynamoGraphDeployments down to workloads, or stop at the generated DCDs (default: the config's "
         "emit setting, else workloads).", choices=("workloads", "dcd"),
     ),
+    _setting(
+        "operator-release", "operatorRelease", flags=("--operator-release",),
+        help="The operator release whose behaviour is rendered: the reference commit 2a6da14c8 or a release "
+        "such as 1.5.0 (default: the config's operatorRelease, else the default profile; docs/operator-releases.md).",
+        choices=release_names(), parameter="operator-release", title="Operator release",
+        tooltip="The Dynamo operator release the cluster runs (its image tag, such as 1.5.0), or 2a6da14c8 for "
+        "the reference commit (default: the config's operatorRelease, else the default profile)",
+    ),
     _setting("api-versions", "apiVersions", kind="list"),
     _setting("accept-preserved-content", "acceptPreservedContent", kind="list"),
     _setting(
@@ -218,8 +227,8 @@ BY_NAME = {option.name: option for option in OPTIONS}
 # The options of the ``render`` command, in the order its help lists them (``plugin.cli``; the
 # console scripts' short way parses the same, ``plugin.console``).
 RENDER_OPTIONS = (
-    "operator-config-path", "config", "namespace", "keep-sources", "lws", "emit", "cluster-state", "live", "kubeconfig",
-    "context", "companions", "strict", "kustomize", "carry-metadata", "namespace-shared", "output", "verbose",
+    "operator-config-path", "config", "namespace", "operator-release", "keep-sources", "lws", "emit", "cluster-state",
+    "live", "kubeconfig", "context", "companions", "strict", "kustomize", "carry-metadata", "namespace-shared", "output", "verbose",
 )
 
 

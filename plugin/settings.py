@@ -29,6 +29,7 @@ from renderer.config import RenderConfig, build_render_config
 from renderer.operator_config import DEFAULT_OPERATOR_VERSION, OperatorConfiguration, parse_operator_config
 from renderer.model import BaseModel, ConfigDict, CustomError, Field, ValidationError, field_validator
 from renderer.records import dataclass, field, replace
+from renderer.releases import Release, default_release, find_release, release_names
 from renderer.results import Code, ResourceRef, Result, Severity, field_path, strict
 
 RENDER_CONFIG_API_VERSION = "config.dynamo-render.dev/v1alpha1"
@@ -90,8 +91,11 @@ class RenderSettings(_Strict):
     api_versions: list[str] | None = Field(default=None, alias="apiVersions")
     # A cluster-state file (Kubernetes objects, e.g. kubectl get -o yaml output), relative to this config.
     cluster_state_path: str | None = Field(default=None, alias="clusterStatePath")
-    # The operator version that admits DGDs (stamped as nvidia.com/dynamo-operator-origin-version).
-    operator_version: str = Field(default=DEFAULT_OPERATOR_VERSION, alias="operatorVersion")
+    # The operator release whose behaviour is rendered (renderer.releases); unset, the default profile.
+    operator_release: str | None = Field(default=None, alias="operatorRelease")
+    # The operator version that admits DGDs (stamped as nvidia.com/dynamo-operator-origin-version);
+    # unset, the selected release's version.
+    operator_version: str | None = Field(default=None, alias="operatorVersion")
     # "workloads" renders DGDs down to Deployments/LWS; "dcd" stops at the generated DCDs.
     emit: Literal["workloads", "dcd"] = "workloads"
     # Emit DynamoGraphDeploymentScalingAdapter objects for components that ask for one.
@@ -108,6 +112,14 @@ class RenderSettings(_Strict):
     carry_metadata: bool = Field(default=True, alias="carryMetadata")
     # Emit the objects every graph of a namespace shares: unset emits them with a note, false leaves them out.
     namespace_shared: bool | None = Field(default=None, alias="namespaceShared")
+
+    @field_validator("operator_release")
+    @classmethod
+    def _known_release(cls, value: str | None) -> str | None:
+        release = find_release(value) if value is not None else None
+        if value is not None and release is None:
+            raise CustomError("value_error", f'unknown operator release "{value}" (valid: {", ".join(release_names())})')
+        return release.name if release is not None else None
 
     @field_validator("strict")
     @classmethod
@@ -182,6 +194,8 @@ class Settings:
     # Cluster API group/versions the front end or the settings give, else None.
     api_versions: tuple[str, ...] | None = None
     companions: bool = True
+    # The operator release whose behaviour is rendered, and the version stamped at admission.
+    release: Release = field(default_factory=default_release)
     operator_version: str = DEFAULT_OPERATOR_VERSION
     emit: str = "workloads"
     scaling_adapters: bool = False
@@ -477,8 +491,9 @@ def resolve_settings(
     if over or under:
         try:
             spec = RenderSettings.model_validate(_merged(_merged(under, file_spec), over))
-        except ValueError as err:
-            results.append(Result(f"invalid setting: {err}".splitlines()[0], code=Code.CONFIG))
+        except ValidationError as err:
+            results.extend(Result(f"invalid setting: {e['msg']}", field=field_path("spec", tuple(e["loc"])), code=Code.CONFIG)
+                           for e in err.errors(include_url=False))
 
     # The paths inside the config file are relative to it, and trusted when it is.
     nested_trusted = config_trusted and config_path is not None
@@ -527,6 +542,8 @@ def resolve_settings(
         return None, _shown(results, policy)
 
     gates = spec.gates
+    release = find_release(spec.operator_release) if spec.operator_release else None
+    release = release or default_release()
     resolved = Settings(
         namespace=given.get("namespace") or spec.namespace or below.get("namespace") or "default",
         keep_sources=spec.keep_sources,
@@ -538,7 +555,8 @@ def resolve_settings(
         kai_scheduler=gates.kai_scheduler,
         api_versions=tuple(spec.api_versions) if spec.api_versions is not None else None,
         companions=spec.companions,
-        operator_version=spec.operator_version,
+        release=release,
+        operator_version=spec.operator_version or release.version,
         emit=spec.emit,
         scaling_adapters=spec.scaling_adapters,
         accept_preserved=tuple(spec.accept_preserved_content),

@@ -18,6 +18,7 @@ from typing import Protocol
 from renderer.records import dataclass, field
 
 from renderer.operator_config import DEFAULT_OPERATOR_VERSION, OperatorConfiguration, helm_default_operator_config
+from renderer.releases import REFERENCE_RELEASE, Release
 from renderer.results import Code, Result
 
 # ---------------------------------------------------------------------------------------------
@@ -47,6 +48,9 @@ class Choices(Protocol):
     def api_versions(self) -> tuple[str, ...] | None: ...
     @property
     def companions(self) -> bool: ...
+    # The operator release whose behaviour is rendered (renderer.releases).
+    @property
+    def release(self) -> Release: ...
     # The operator version that admits DGDs (stamped as nvidia.com/dynamo-operator-origin-version).
     @property
     def operator_version(self) -> str: ...
@@ -91,6 +95,9 @@ class RenderConfig:
     companions: bool = True
     # "given" or "helm-defaults": where the operator configuration came from.
     operator_config_source: str = "helm-defaults"
+    # The operator release whose behaviour is rendered: the reference commit, or a release whose
+    # deltas (renderer.releases) the rules that own them apply.
+    release: Release = REFERENCE_RELEASE
     operator_version: str = DEFAULT_OPERATOR_VERSION
     # Cluster API group/versions when known (KUBE_API_VERSIONS), else None.
     api_versions: tuple[str, ...] | None = None
@@ -248,6 +255,7 @@ def build_render_config(
         volcano_scheduler_enabled=volcano,
         companions=settings.companions,
         operator_config_source=source,
+        release=settings.release,
         operator_version=settings.operator_version,
         api_versions=tuple(versions) if versions is not None else None,
         emit=settings.emit,

@@ -570,7 +570,7 @@ def test_configmap_keys_set_the_settings() -> None:
 @pytest.mark.parametrize(
     ("data", "field", "message"),
     [
-        ({"bogus": "1"}, "data.bogus", 'unknown key "bogus" (valid: namespace, operatorConfigPath, keepSources, companions, lws, checkpoint, grove, strict, apiVersions, acceptPreservedContent, carryMetadata, namespaceShared)'),
+        ({"bogus": "1"}, "data.bogus", 'unknown key "bogus" (valid: namespace, operatorConfigPath, keepSources, companions, lws, checkpoint, grove, strict, operatorRelease, apiVersions, acceptPreservedContent, carryMetadata, namespaceShared)'),
         ({"keepSources": "yes"}, "data.keepSources", 'expected true or false, got "yes"'),
     ],
     ids=["unknown-key", "bad-bool"],
