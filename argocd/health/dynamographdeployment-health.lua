@@ -8,7 +8,8 @@
 -- a Ready condition False for the generation it failed on, without moving observedGeneration.
 --
 -- Degraded: state failed for the current generation. Progressing: no status yet, the latest spec
--- not observed, or state initializing or pending. Healthy: state successful. The message is the
+-- not observed (checked only where the operator writes status.observedGeneration, as Argo CD's
+-- built-in checks skip the test when the field is absent), or state initializing or pending. Healthy: state successful. The message is the
 -- Ready condition's. Written for Argo CD's Lua 5.1 (gopher-lua).
 local hs = {}
 local function ready_condition(status)
@@ -47,7 +48,7 @@ if state == "failed" then
   end
 end
 local observed = obj.status.observedGeneration
-if generation ~= nil and (observed == nil or observed < generation) then
+if generation ~= nil and observed ~= nil and observed < generation then
   hs.status = "Progressing"
   hs.message = "Waiting for the Dynamo operator to observe the latest spec"
   return hs

@@ -82,6 +82,16 @@ def lws_status(generation: int, conditions: list[dict[str, Any]], **counts: int)
     return {"observedGeneration": generation, "hpaPodSelector": SELECTOR, "conditions": conditions, **counts}
 
 
+def lws_v08_status(conditions: list[dict[str, Any]], **counts: int) -> dict[str, Any]:
+    """The status LWS v0.8.0 writes: no observedGeneration (it arrived in v0.9.0)."""
+    return {"hpaPodSelector": SELECTOR, "conditions": conditions, **counts}
+
+
+def partitioned(obj: dict[str, Any], partition: int) -> dict[str, Any]:
+    obj["spec"]["rolloutStrategy"] = {"type": "RollingUpdate", "rollingUpdateConfiguration": {"partition": partition, "maxUnavailable": 1}}
+    return obj
+
+
 PROGRESSING = condition("Progressing", "True", "GroupsProgressing", "Replicas are progressing", 1)
 AVAILABLE = condition("Available", "True", "AllGroupsReady", "All replicas are ready", 1)
 
@@ -150,11 +160,33 @@ AVAILABLE = condition("Available", "True", "AllGroupsReady", "All replicas are r
             lws(status=lws_status(1, [condition("Failed", "False", "FailedCreate", "", 1), AVAILABLE], replicas=2, updatedReplicas=2, readyReplicas=2)),
             ("Healthy", "All replicas are ready"),
         ),
+        # LWS v0.8 and older write no status.observedGeneration: the generation test is skipped.
+        (lws(generation=3, status=lws_v08_status([AVAILABLE], replicas=2, updatedReplicas=2, readyReplicas=2)), ("Healthy", "All replicas are ready")),
+        (lws(generation=3, status=lws_v08_status([PROGRESSING], replicas=2, updatedReplicas=2, readyReplicas=1)), ("Progressing", "Ready groups: 1 of 2")),
+        # A partitioned rollout (partition 1 of 2 groups): group 0 keeps the old revision on purpose.
+        # The controller counts 1 updated group and reports Available once every group is ready and
+        # every group at or above the partition is updated: that is the end of this rollout.
+        (
+            partitioned(lws(generation=2, status=lws_status(2, [
+                condition("Progressing", "False", "GroupsProgressing", "Replicas are progressing", 2),
+                condition("Available", "True", "AllGroupsReady", "All replicas are ready", 2),
+                condition("UpdateInProgress", "False", "GroupsUpdating", "Rolling Upgrade is in progress", 2),
+            ], replicas=2, updatedReplicas=1, readyReplicas=2)), 1),
+            ("Healthy", "All replicas are ready"),
+        ),
+        (
+            partitioned(lws(generation=2, status=lws_status(2, [
+                condition("Progressing", "True", "GroupsProgressing", "Replicas are progressing", 2),
+                condition("Available", "False", "AllGroupsReady", "All replicas are ready", 2),
+                condition("UpdateInProgress", "True", "GroupsUpdating", "Rolling Upgrade is in progress", 2),
+            ], replicas=2, updatedReplicas=0, readyReplicas=2)), 1),
+            ("Progressing", "Updated groups: 0 of 1 (partition 1)"),
+        ),
     ],
     ids=[
         "no-status", "created", "pending-gpus", "one-ready", "healthy", "not-observed", "surge-update", "update-behind",
         "update-done", "available-missing-progressing", "no-conditions", "default-replicas", "default-replicas-healthy",
-        "zero-replicas", "failed", "failed-false",
+        "zero-replicas", "failed", "failed-false", "v0.8-healthy", "v0.8-one-ready", "partition-reached", "partition-behind",
     ],
 )
 def test_leaderworkerset_health(obj: dict[str, Any], expected: tuple[str, str]) -> None:
@@ -204,7 +236,14 @@ NOT_READY = "Resources not ready: llm-decode: Component deployment not ready - A
     [
         (dgd(status=None), ("Progressing", "Waiting for the Dynamo operator to report status")),
         # The CRD's default state before the first reconcile.
-        (dgd(status={"state": "initializing"}), ("Progressing", "Waiting for the Dynamo operator to observe the latest spec")),
+        # (No observedGeneration: the state decides, as for operators that never write the field.)
+        (dgd(status={"state": "initializing"}), ("Progressing", "State: initializing")),
+        # An operator that writes no observedGeneration: the generation test is skipped, as Argo CD's
+        # built-in checks skip it when the field is absent.
+        (
+            dgd(status={"state": "successful", "conditions": [ready("True", "all_resources_are_ready", "All resources are ready")]}),
+            ("Healthy", "All resources are ready"),
+        ),
         (dgd(status={"observedGeneration": 3, "state": "initializing"}), ("Progressing", "State: initializing")),
         (
             dgd(status={"observedGeneration": 3, "state": "pending", "conditions": [ready("False", "some_resources_are_not_ready", NOT_READY)]}),
@@ -240,7 +279,7 @@ NOT_READY = "Resources not ready: llm-decode: Component deployment not ready - A
             ("Progressing", "Waiting for the Dynamo operator to observe the latest spec"),
         ),
     ],
-    ids=["no-status", "default-state", "initializing", "pending", "rolling-update", "successful", "new-generation", "failed", "failed-reason-only", "failed-stale"],
+    ids=["no-status", "default-state", "no-observed-generation-successful", "initializing", "pending", "rolling-update", "successful", "new-generation", "failed", "failed-reason-only", "failed-stale"],
 )
 def test_dynamographdeployment_health(obj: dict[str, Any], expected: tuple[str, str]) -> None:
     assert health(DGD, obj) == expected
