@@ -14,7 +14,9 @@ positions are checked against the input as written). A rendering case may add
 (only kinds present in output.yaml are checked) and ``companions`` (true or false: force the
 companion objects of standalone DCDs on or off; by default the config decides, else on),
 ``carryMetadata`` (false: the operator's own metadata, without the sources' GitOps metadata; a
-case restating an operator fact about object metadata sets it) and ``namespaceShared``.
+case restating an operator fact about object metadata sets it), ``namespaceShared`` and
+``operatorRelease`` (the release profile rendered, as ``--operator-release``; a case restating a
+release delta sets it and names the pull request in ``source``).
 
 A mismatch writes ``output.yaml.new`` beside the case. ``UPDATE_GOLDEN=1`` rewrites
 ``output.yaml`` from the actual render and still fails, so nothing is accepted unreviewed.
@@ -58,6 +60,7 @@ def render_case(case: Path) -> tuple[int, str, str, dict[str, Any]]:
     common = given_values(dict(
         config=str(config) if config.exists() else None,
         namespace=meta.get("namespace"),
+        operator_release=meta.get("operatorRelease"),
         lws=meta.get("lws"),
         cluster_state=str(cluster) if cluster.exists() else None,
         verbose=True,

@@ -37,7 +37,7 @@ from renderer.records import dataclass, field, replace
 from typing import Any, TextIO
 
 from plugin import ownership
-from plugin.files import MAX_FILE_BYTES, MAX_OBJECTS, decode, is_local_config, limit_text, too_many_objects
+from plugin.files import LOCAL_CONFIG_ANNOTATION, MAX_FILE_BYTES, MAX_OBJECTS, decode, is_local_config, limit_text, too_many_objects
 from plugin.frontends.krm_config import CONFIGMAP_KEYS, resolve_function_config
 from plugin.frontends.krm_place import Rendered, held, place, without_bookkeeping
 from plugin.frontends.krm_wire import (
@@ -308,6 +308,9 @@ def run_resource_list(data: bytes, stdout: TextIO, stderr: TextIO, base_dir: str
         del text
     if parsed is None:
         return _unreadable(results, stdout, stderr, "the input could not be read as a ResourceList")
+    misplaced = generator_placement(parsed.items, parsed.function_config)
+    if misplaced is not None:
+        results.append(misplaced)
     if parsed.count > MAX_OBJECTS:
         results.append(too_many_objects(MAX_OBJECTS, "<stdin>"))
         return _respond(parsed.items, parsed.source, None, base_dir, results, write_resource_list, stdout, stderr,
@@ -316,6 +319,31 @@ def run_resource_list(data: bytes, stdout: TextIO, stderr: TextIO, base_dir: str
         parsed.items, parsed.source, parsed.function_config, base_dir, results, write_resource_list, stdout, stderr,
         "the items are returned unchanged",
     )
+
+
+def _identity(obj: Any) -> tuple[Any, Any, Any] | None:
+    if not isinstance(obj, dict) or not isinstance(obj.get("metadata"), dict):
+        return None
+    return obj.get("apiVersion"), obj.get("kind"), obj["metadata"].get("name")
+
+
+def generator_placement(items: Sequence[InputItem], function_config: Any) -> Result | None:
+    """The error for a function listed under kustomize ``generators:`` instead of ``transformers:``.
+
+    kustomize hands a generator no resources: its only item is the function's own configuration,
+    marked ``config.kubernetes.io/local-config``. Run so, the function would return what it got
+    and kustomize would emit the Dynamo resources unrendered, so it stops with the fix instead.
+    """
+    config = _identity(function_config)
+    if config is None or not items:
+        return None
+    if all(_identity(item.obj) == config and item.annotations.get(LOCAL_CONFIG_ANNOTATION) == "true" for item in items):
+        return Result(
+            "the function received no resources, only its own configuration: it is listed under generators: in the "
+            "kustomization; list it under transformers: so that it renders the resources the kustomization builds",
+            field="functionConfig", code=Code.CONFIG,
+        )
+    return None
 
 
 def _respond(
@@ -349,6 +377,12 @@ def _respond(
         stderr.write(_summary(outcome.results, unchanged))
         return 1
     return 0
+
+
+LEGACY_GENERATOR_MESSAGE = (
+    "the plugin received no resources: it is listed under generators: in the kustomization (kustomize gives a "
+    "generator no input); list it under transformers: so that it renders the resources the kustomization builds"
+)
 
 
 def run_legacy_plugin(config_path: str, data: bytes, env: Mapping[str, str], stdout: TextIO, stderr: TextIO) -> int:
@@ -389,6 +423,13 @@ def run_legacy_plugin(config_path: str, data: bytes, env: Mapping[str, str], std
         stdout.write(data.decode("utf-8", errors="replace"))
         return 1
     items, source = read
+    if not items:
+        # kustomize runs a legacy generator with no input: listed so, the plugin would add
+        # nothing and the kustomization's Dynamo resources would be emitted unrendered
+        results.append(Result(LEGACY_GENERATOR_MESSAGE, file=config_path, code=Code.CONFIG))
+        report(results, stderr)
+        stderr.write(_summary(results, "nothing is returned"))
+        return 1
     if len(items) > MAX_OBJECTS:
         results.append(too_many_objects(MAX_OBJECTS, "<stdin>"))
     return _respond(

@@ -435,6 +435,30 @@ def test_kubectl_kustomize_bad_plugin_config_fails(env: dict[str, str], tmp_path
     assert 'spec.keepSource: unknown field "keepSource"' in done.stderr
 
 
+def test_kubectl_kustomize_legacy_plugin_listed_as_a_generator_fails_with_the_fix(env: dict[str, str], tmp_path: Path) -> None:
+    """kustomize runs a legacy generator with empty input: the DCD must not leak through unrendered."""
+    shutil.copy(EXAMPLES / "kustomize-legacy" / "dcds.yaml", tmp_path / "dcds.yaml")
+    shutil.copy(EXAMPLES / "kustomize-legacy" / "render.yaml", tmp_path / "render.yaml")
+    (tmp_path / "kustomization.yaml").write_text("resources:\n  - dcds.yaml\ngenerators:\n  - render.yaml\n")
+    done = _kustomize(tmp_path, env)
+    assert done.returncode != 0, done.stdout
+    assert "DynamoComponentDeployment" not in done.stdout
+    assert "listed under generators:" in done.stderr and "list it under transformers:" in done.stderr
+
+
+def test_standalone_kustomize_exec_function_listed_as_a_generator_fails_with_the_fix(env: dict[str, str], tmp_path: Path) -> None:
+    """A generator gets only its own configuration as input; the function says where it belongs."""
+    from tests.tools import standalone_kustomize
+
+    shutil.copy(EXAMPLES / "kustomize-exec" / "dcds.yaml", tmp_path / "dcds.yaml")
+    shutil.copy(EXAMPLES / "kustomize-exec" / "render.yaml", tmp_path / "render.yaml")
+    (tmp_path / "kustomization.yaml").write_text("resources:\n  - dcds.yaml\ngenerators:\n  - render.yaml\n")
+    done = _run([standalone_kustomize(), "build", "--enable-alpha-plugins", "--enable-exec", str(tmp_path)], env)
+    assert done.returncode != 0, done.stdout
+    assert "DynamoComponentDeployment" not in done.stdout
+    assert "listed under generators:" in done.stderr and "list it under transformers:" in done.stderr
+
+
 def test_kubectl_kustomize_skips_exec_functions_silently(env: dict[str, str]) -> None:
     """Why the legacy plugin exists: kubectl has no --enable-exec, the DCDs leak unrendered."""
     done = _run(["kubectl", "kustomize", "--enable-alpha-plugins", str(EXAMPLES / "kustomize-exec")], env)
