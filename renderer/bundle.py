@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from renderer import consts, gitops
 from renderer.admission import apiserver
 from renderer.admission.api import DCD, ParsedSource
+from renderer.admission.dynamo_kinds import refused_kind
 from renderer.admission.parse import parse_dcd
 from renderer.clashes import Identities, Identity, Origin, identity_of
 from renderer.cluster.state import BUNDLE_SOURCE, ClusterState, Kind, build_cluster_state
@@ -142,6 +143,9 @@ def render_source(
     """
     obj = item.obj
     source: DGD | DCD | None
+    wrong_kind = refused_kind(obj)
+    if wrong_kind is not None:
+        return SourceRender(objects=None, results=[wrong_kind.with_source(item.file, item.index)])
     if is_dgd(obj):
         source, found = parse_source(obj, default_namespace, config)
         render: Callable[[Any, RenderConfig, ClusterState, list[Result]], list[dict[str, Any]]] = _render_dgd

@@ -37,6 +37,7 @@ from plugin.yamlio.codec import Document
 from plugin.options import OptionValues
 from plugin.yamlio.lines import report
 from renderer import consts
+from renderer.admission.dynamo_kinds import DYNAMO_CRD_KINDS
 from renderer.records import replace
 from renderer.results import Code, Result, Severity
 
@@ -332,12 +333,7 @@ def validate_kustomize_files(roles: Mapping[str, Role], args: OptionValues, text
     return results
 
 
-# The Dynamo kinds of the operator's CRDs (deploy/operator/config/crd/bases at the reference commit).
-DYNAMO_GROUP = "nvidia.com"
-DYNAMO_CRD_KINDS = (
-    "DynamoCheckpoint", consts.DCD_KIND, "DynamoGraphDeploymentRequest", consts.DGD_KIND,
-    "DynamoGraphDeploymentScalingAdapter", "DynamoModel", "DynamoWorkerMetadata",
-)
+DYNAMO_GROUP = consts.DYNAMO_GROUP
 
 
 def check_patch(name: str, kustomization: str) -> tuple[list[Result], str | None]:

@@ -5,7 +5,7 @@ annotations are copied onto every rendered object, so a value the API server wou
 the source must be refused here, or the rendered objects would be refused instead.
 
 Mirrors: k8s.io/apimachinery/pkg/api/validation/objectmeta.go (ValidateObjectMeta: namespace,
-ValidateAnnotations, TotalAnnotationSizeLimitB), k8s.io/apimachinery/pkg/apis/meta/v1/validation
+ValidateAnnotations, TotalAnnotationSizeLimitB, ValidateOwnerReferences, ValidateFinalizers), k8s.io/apimachinery/pkg/apis/meta/v1/validation
 ValidateLabels, k8s.io/apimachinery/pkg/util/validation/validation.go (IsDNS1123Label,
 IsDNS1123Subdomain, IsQualifiedName, IsValidLabelValue).
 """
@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Any
 
-from renderer.results import Code, Result
+from renderer.results import Code, Result, describe_kind
 
 DNS1123_LABEL_MAX = 63
 DNS1123_SUBDOMAIN_MAX = 253
@@ -109,4 +110,87 @@ def validate_annotations(annotations: Mapping[str, str], field: str = "metadata.
         results.append(
             Result(f"annotations are too long: must have at most {TOTAL_ANNOTATION_SIZE_LIMIT} bytes (got {total})", field=field, code=Code.API_SERVER)
         )
+    return results
+
+
+# The owners the API server refuses (objectmeta.go BannedOwners): group, version, kind.
+_BANNED_OWNERS = {("", "v1", "Event")}
+# Finalizers that ask for opposite garbage-collection policies (meta/v1 FinalizerOrphanDependents, FinalizerDeleteDependents).
+_ORPHAN, _FOREGROUND = "orphan", "foregroundDeletion"
+
+
+def _group_version(api_version: str) -> tuple[str, str]:
+    """Mirrors: apimachinery runtime/schema ParseGroupVersion (an unparsable value has no version)."""
+    if api_version in ("", "/") or api_version.count("/") > 1:
+        return "", ""
+    group, _, version = api_version.rpartition("/")
+    return group, version
+
+
+def validate_owner_references(owners: Any, field: str = "metadata.ownerReferences") -> list[Result]:
+    """Each owner reference names apiVersion (with a version), kind, name and uid; one controller at most.
+
+    The API server decodes the list first (a non-object entry or a non-string field is refused
+    there), then validates; its paths do not index the entry, ours do, so the line points at it.
+    Mirrors: objectmeta.go ValidateOwnerReferences and validateOwnerReference.
+    """
+    if owners is None:
+        return []
+    if not isinstance(owners, list):
+        return [Result(f"expected array, got {describe_kind(owners)}", field=field, code=Code.SCHEMA)]
+    results: list[Result] = []
+    controller = ""
+    for index, ref in enumerate(owners):
+        where = f"{field}[{index}]"
+        if not isinstance(ref, dict):
+            results.append(Result(f"expected object, got {describe_kind(ref)}", field=where, code=Code.SCHEMA))
+            continue
+        values: dict[str, str] = {}
+        for key in ("apiVersion", "kind", "name", "uid"):
+            value = ref.get(key)
+            if value is not None and not isinstance(value, str):
+                results.append(Result(f"expected string, got {describe_kind(value)}", field=f"{where}.{key}", code=Code.SCHEMA))
+            values[key] = value if isinstance(value, str) else ""
+        group, version = _group_version(values["apiVersion"])
+        if not version:
+            results.append(Result(f"invalid value {show(values['apiVersion'])}: version must not be empty", field=f"{where}.apiVersion", code=Code.API_SERVER))
+        for key in ("kind", "name", "uid"):
+            if not values[key]:
+                results.append(Result(f"invalid value {show(values[key])}: must not be empty", field=f"{where}.{key}", code=Code.API_SERVER))
+        if (group, version, values["kind"]) in _BANNED_OWNERS:
+            results.append(Result(f"{group}/{version}, Kind={values['kind']} is disallowed from being an owner", field=where, code=Code.API_SERVER))
+        flag = ref.get("controller")
+        if flag is not None and not isinstance(flag, bool):
+            results.append(Result(f"expected boolean, got {describe_kind(flag)}", field=f"{where}.controller", code=Code.SCHEMA))
+        elif flag:
+            current = f"{values['kind']}/{values['name']}"
+            if controller:
+                results.append(Result(
+                    f'Only one reference can have Controller set to true. Found "true" in references for {controller} and {current}',
+                    field=field, code=Code.API_SERVER,
+                ))
+            else:
+                controller = current
+    return results
+
+
+def validate_finalizers(finalizers: Any, field: str = "metadata.finalizers") -> list[Result]:
+    """Each finalizer is a qualified name; ``orphan`` and ``foregroundDeletion`` do not go together.
+
+    Mirrors: objectmeta.go ValidateFinalizers and ValidateFinalizerName.
+    """
+    if finalizers is None:
+        return []
+    if not isinstance(finalizers, list):
+        return [Result(f"expected array, got {describe_kind(finalizers)}", field=field, code=Code.SCHEMA)]
+    results: list[Result] = []
+    for index, name in enumerate(finalizers):
+        if not isinstance(name, str):
+            results.append(Result(f"expected string, got {describe_kind(name)}", field=f"{field}[{index}]", code=Code.SCHEMA))
+            continue
+        problem = qualified_name_problem(name)
+        if problem:
+            results.append(Result(f"invalid finalizer {show(name)}: {problem}", field=f"{field}[{index}]", code=Code.API_SERVER))
+    if _ORPHAN in finalizers and _FOREGROUND in finalizers:
+        results.append(Result(f"finalizer {_ORPHAN} and {_FOREGROUND} cannot be both set", field=field, code=Code.API_SERVER))
     return results
