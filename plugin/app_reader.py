@@ -409,6 +409,8 @@ def app_documents(
     sources, apps, results = read_paths(paths, env, show, raw=raw, skip=skip)
     documents, problems = load_sources(sources)
     results.extend(problems)
+    documents, problems = drop_non_manifests(documents, {source.name for source in sources if source.found})
+    results.extend(problems)
     builds, problems = build_apps(apps, env, show)
     results.extend(problems)
     texts = {source.name: source.text for source in sources}
@@ -416,6 +418,36 @@ def app_documents(
         documents.extend(built.documents)
         texts.update(built.texts)
     return documents, results, texts
+
+
+def _is_kubernetes_object(obj: Any) -> bool:
+    return isinstance(obj, dict) and bool(obj.get("apiVersion")) and bool(obj.get("kind"))
+
+
+def drop_non_manifests(documents: Sequence[Document], found: Collection[str]) -> tuple[list[Document], list[Result]]:
+    """Leave out the YAML files a folder walk ``found`` that hold no Kubernetes object at all (a Helm ``values.yaml``).
+
+    Why: Argo CD's directory mode reads every YAML file of the folder but ignores one that is
+    not a Kubernetes manifest; a front end that failed on it would fail (or report "does not
+    render" for) apps that sync without it. Every front end reads folders by this one rule. A
+    file named on the command line is read as asked. A file with at least one object keeps all
+    its documents (a stray non-object next to objects is the user's mistake and is reported).
+    JSON files are not skipped, as Argo CD does not skip them.
+    Mirrors: argo-cd reposerver/repository/repository.go findManifests (unrelated YAML ignored).
+    """
+    by_file: dict[str, list[Document]] = {}
+    for doc in documents:
+        by_file.setdefault(doc.file, []).append(doc)
+    ignored = {
+        file for file, docs in by_file.items()
+        if file in found and file.endswith((".yaml", ".yml")) and not any(_is_kubernetes_object(d.obj) for d in docs)
+    }
+    notes = [
+        Result("not a Kubernetes manifest (no document has apiVersion and kind); ignored, as Argo CD's directory mode "
+               "ignores it", severity=Severity.INFO, file=file, code=Code.NOTE)
+        for file in sorted(ignored)
+    ]
+    return [d for d in documents if d.file not in ignored], notes
 
 
 def show_from(cwd: str) -> Show:

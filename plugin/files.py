@@ -23,10 +23,11 @@ MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
 @dataclass(frozen=True)
 class Source:
-    """A file's display name and its decoded text."""
+    """A file's display name and its decoded text; ``found`` when a folder walk found it (not named by the user)."""
 
     name: str
     text: str
+    found: bool = False
 
 
 _UTF32_BOMS = (b"\x00\x00\xfe\xff", b"\xff\xfe\x00\x00")
@@ -339,14 +340,14 @@ def manifest_files(root: str) -> tuple[list[str], list[Result]]:
 
 
 def read_files(files: Iterable[tuple[str, str]]) -> tuple[list[Source], list[Result]]:
-    """Decode each ``(path, display name)``; sources are named by their display name."""
+    """Decode each ``(path, display name)`` a folder walk found; sources are named by their display name."""
     sources: list[Source] = []
     results: list[Result] = []
     for path, name in files:
         text, problems = read_text(path, name)
         results.extend(problems)
         if text is not None:
-            sources.append(Source(name, text))
+            sources.append(Source(name, text, found=True))
     return sources, results
 
 
@@ -367,7 +368,7 @@ def read_sources(
     results: list[Result] = []
     budget = MAX_INPUT_BYTES
 
-    def add(data: bytes | None, name: str, problems: list[Result]) -> None:
+    def add(data: bytes | None, name: str, problems: list[Result], found: bool = False) -> None:
         nonlocal budget
         results.extend(problems)
         if data is None:
@@ -379,7 +380,7 @@ def read_sources(
         text, problems = decode(data, name)
         results.extend(problems)
         if text is not None:
-            sources.append(Source(name, text))
+            sources.append(Source(name, text, found))
 
     for path in paths:
         if budget < 0:
@@ -398,7 +399,7 @@ def read_sources(
             files, problems = walk_manifests(path, confine_to=confine_to, skip=skip, apps=apps, charts=charts)
             results.extend(problems)
             for real, name in files:
-                add(*_read_named(real, name, confine_to, special_ok=False))
+                add(*_read_named(real, name, confine_to, special_ok=False), found=True)
         else:
             add(*_read_named(path, path, confine_to, special_ok=confine_to is None))
     return sources, results

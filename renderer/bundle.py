@@ -30,7 +30,7 @@ from renderer.records import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from renderer import consts, gitops
-from renderer.admission import apiserver
+from renderer.admission import apiserver, objectmeta
 from renderer.admission.api import DCD, ParsedSource
 from renderer.admission.dynamo_kinds import refused_kind
 from renderer.admission.parse import parse_dcd
@@ -146,6 +146,11 @@ def render_source(
     wrong_kind = refused_kind(obj)
     if wrong_kind is not None:
         return SourceRender(objects=None, results=[wrong_kind.with_source(item.file, item.index)])
+    if is_dgd(obj) or is_dcd(obj):
+        # Rules of the source's own metadata that generated DCDs (owned by their graph) never reach.
+        refused = objectmeta.source_metadata_problems(obj)
+        if refused:
+            return SourceRender(objects=None, results=[r.with_resource(ResourceRef.of(obj)).with_source(item.file, item.index) for r in refused])
     if is_dgd(obj):
         source, found = parse_source(obj, default_namespace, config)
         render: Callable[[Any, RenderConfig, ClusterState, list[Result]], list[dict[str, Any]]] = _render_dgd

@@ -24,6 +24,7 @@ from typing import Any
 
 from plugin.app_reader import (
     build_apps,
+    drop_non_manifests,
     find_kustomization,
     helm_chart_error,
     kustomize_build,
@@ -142,7 +143,7 @@ def collect_documents(
     texts.update((source.name, source.text) for source in sources)
     documents, problems = load_sources(sources)
     results.extend(problems)
-    documents, problems = drop_non_manifests(documents)
+    documents, problems = drop_non_manifests(documents, {source.name for source in sources if source.found})
     results.extend(problems)
     builds, problems = build_apps(apps, env, tree.display)
     results.extend(problems)
@@ -151,35 +152,6 @@ def collect_documents(
         texts.update(built.texts)
     described = f"found {len(files)} manifest files" + (f" and {len(apps)} kustomize apps" if apps else "")
     return documents, results, described
-
-
-def _is_kubernetes_object(obj: Any) -> bool:
-    return isinstance(obj, dict) and bool(obj.get("apiVersion")) and bool(obj.get("kind"))
-
-
-def drop_non_manifests(documents: Sequence[Document]) -> tuple[list[Document], list[Result]]:
-    """Leave out YAML files that hold no Kubernetes object at all (a Helm ``values.yaml``).
-
-    Why: Argo CD's directory mode reads every YAML file of the folder but ignores one that is
-    not a Kubernetes manifest; a plugin that failed on it would fail apps that sync without it.
-    A file with at least one object keeps all its documents (a stray non-object next to
-    objects is the user's mistake and is reported). JSON files are not skipped, as Argo CD
-    does not skip them.
-    Mirrors: argo-cd reposerver/repository/repository.go findManifests (unrelated YAML ignored).
-    """
-    by_file: dict[str, list[Document]] = {}
-    for doc in documents:
-        by_file.setdefault(doc.file, []).append(doc)
-    ignored = {
-        file for file, docs in by_file.items()
-        if file.endswith((".yaml", ".yml")) and not any(_is_kubernetes_object(d.obj) for d in docs)
-    }
-    notes = [
-        Result("not a Kubernetes manifest (no document has apiVersion and kind); ignored, as Argo CD's directory mode "
-               "ignores it", severity=Severity.INFO, file=file, code=Code.NOTE)
-        for file in sorted(ignored)
-    ]
-    return [d for d in documents if d.file not in ignored], notes
 
 
 def not_deployable(obj: Any) -> Result | None:

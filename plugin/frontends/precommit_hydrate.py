@@ -47,7 +47,7 @@ from collections.abc import Sequence
 from renderer.records import dataclass
 from typing import TextIO
 
-from plugin.app_reader import build_apps, find_kustomization, helm_chart_error, show_from, split_apps
+from plugin.app_reader import build_apps, drop_non_manifests, find_kustomization, helm_chart_error, show_from, split_apps
 from plugin.files import HELM_CHART_FILE, ObjectBudget, Source, TextsOrDisk, manifest_files, read_bytes, read_sources, walk_manifests
 from plugin.frontends.hydrate_diff import DIFF_LINES_SHOWN, differing_documents, document_diff, documents_of, redact_secret_data
 from plugin.options import OptionValues
@@ -140,6 +140,11 @@ def hydrate(source_root: str, sources: Sequence[Source], settings: Settings, app
         results.extend(problems)
         if documents is None:
             break
+        # a file of the tree that holds no object (a Helm values.yaml) is no source, as in Argo CD
+        documents, problems = drop_non_manifests(documents, {source.name})
+        results.extend(problems)
+        if not documents and problems:
+            continue
         manifests, problems = without_configuration(documents)
         results.extend(problems)
         items = [Item(d.obj, d.file, d.index) for d in manifests]

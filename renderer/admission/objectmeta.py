@@ -194,3 +194,15 @@ def validate_finalizers(finalizers: Any, field: str = "metadata.finalizers") -> 
     if _ORPHAN in finalizers and _FOREGROUND in finalizers:
         results.append(Result(f"finalizer {_ORPHAN} and {_FOREGROUND} cannot be both set", field=field, code=Code.API_SERVER))
     return results
+
+
+def source_metadata_problems(obj: dict[str, Any]) -> list[Result]:
+    """The owner-reference and finalizer rules on a DCD or DGD read from Git.
+
+    Checked on the source only: a DCD the graph generates carries an owner reference to its
+    graph whose uid only the cluster assigns, so the offline render leaves it empty.
+    """
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict):
+        return []
+    return validate_owner_references(meta.get("ownerReferences")) + validate_finalizers(meta.get("finalizers"))

@@ -234,8 +234,6 @@ def parse_metadata(obj: dict[str, Any], default_namespace: str) -> tuple[ObjectM
     # The API server's metadata rules: these are copied onto every rendered object.
     results.extend(objectmeta.validate_labels(labels))
     results.extend(objectmeta.validate_annotations(annotations))
-    results.extend(objectmeta.validate_owner_references(meta.get("ownerReferences")))
-    results.extend(objectmeta.validate_finalizers(meta.get("finalizers")))
     owner = ""
     owners = meta.get("ownerReferences")
     if isinstance(owners, list):
