@@ -105,6 +105,8 @@ class Result:
     file: str = ""
     index: int | None = None
     code: Code = Code.UNCLASSIFIED
+    # What to change to fix it, in the project's words, after the operator's own message.
+    hint: str = ""
 
     @property
     def is_error(self) -> bool:
@@ -144,11 +146,23 @@ class Result:
         if self.field:
             head = f"{head} {self.field}"
         # one problem, one line: line breaks from user values (names, keys) are escaped
-        return f"{head}: {self.message}".translate(_LINE_BREAKS)
+        return f"{head}: {self.text()}{self.code_tag()}".translate(_LINE_BREAKS)
+
+    def text(self) -> str:
+        """The message, then the hint that says how to fix it (``; fix: ...``) when there is one."""
+        return f"{self.message}; fix: {self.hint}" if self.hint else self.message
+
+    def code_tag(self) -> str:
+        """`` [code]`` for a warning or an error: the rule code ``strict`` and the hooks take; empty for notes."""
+        if self.severity is Severity.INFO or self.code is Code.UNCLASSIFIED:
+            return ""
+        return f" [{self.code.value}]"
 
     def to_krm(self) -> dict[str, Any]:
         """The ``results[]`` entry of a ResourceList (functions spec v1)."""
-        out: dict[str, Any] = {"message": self.message, "severity": self.severity.value}
+        out: dict[str, Any] = {"message": self.text(), "severity": self.severity.value}
+        if self.severity is not Severity.INFO and self.code is not Code.UNCLASSIFIED:
+            out["tags"] = {"code": self.code.value}
         # kpt and kyaml identify the object by apiVersion, kind and name: a partial reference is
         # left out (the message and file still say which document it is).
         if self.resource is not None and self.resource.api_version and self.resource.kind and self.resource.name:
@@ -166,7 +180,7 @@ class Result:
             out["field"] = {"path": self.field}
         elif self.field:
             # a field path means nothing to kpt without the object it is in: it goes into the message
-            out["message"] = f"{self.field}: {self.message}"
+            out["message"] = f"{self.field}: {self.text()}"
         if self.file:
             file: dict[str, Any] = {"path": self.file}
             if self.index is not None:

@@ -71,6 +71,24 @@ def render_case(case: Path) -> tuple[int, str, str, dict[str, Any]]:
     return code, stdout.getvalue(), stderr.getvalue(), meta
 
 
+_CODE_TAG = re.compile(r" \[[a-z-]+\]$")
+_HINT = re.compile(r"; fix: .*$")
+
+
+def reported_lines(err: str) -> list[str]:
+    """The problem lines as the expected files state them: the operator's message, without our rule-code tag or hint.
+
+    Every warning and error line ends in its rule code (`` [schema]``, ``Result.code_tag``), after
+    the project's fix hint (``; fix: ...``) where there is one; the expected files restate upstream
+    messages, and tests/unit/test_hints.py checks the hints.
+    """
+    lines = err.splitlines()
+    for line in lines:
+        if "] " in line and ("[error]" in line or "[warning]" in line):
+            assert _CODE_TAG.search(line), f"a problem line without its rule code: {line!r}"
+    return [_HINT.sub("", _CODE_TAG.sub("", line)) for line in lines]
+
+
 def without_marker(obj: dict[str, Any]) -> dict[str, Any]:
     """``obj`` without the plugin's ownership marker, after checking it names the object as rendered.
 
@@ -125,7 +143,7 @@ def test_golden(case: Path) -> None:
     if errors_file.exists():
         assert code == 1, f"expected exit 1, got {code}\nstdout:\n{out}\nstderr:\n{err}"
         assert out == "", "nothing may be printed on stdout when rendering fails"
-        lines = err.splitlines()
+        lines = reported_lines(err)
         text = (case / "input.yaml").read_text(encoding="utf-8")
         for pattern in [with_input_lines(p, text) for p in errors_file.read_text().splitlines() if p.strip()]:
             assert any(re.search(pattern, line) for line in lines), f"no error line matches {pattern!r}:\n{err}"
@@ -135,7 +153,7 @@ def test_golden(case: Path) -> None:
     assert code == 0, f"render failed (exit {code}):\n{err}"
     messages_file = case / "messages.txt"
     if messages_file.exists():
-        lines = err.splitlines()
+        lines = reported_lines(err)
         for pattern in [p for p in messages_file.read_text().splitlines() if p.strip()]:
             assert any(re.search(pattern, line) for line in lines), f"no reported line matches {pattern!r}:\n{err}"
     actual = [without_marker(d) for d in yaml.safe_load_all(out) if d is not None]

@@ -13,11 +13,11 @@ from __future__ import annotations
 from renderer.records import dataclass
 from typing import Any
 
-from renderer import consts
+from renderer import consts, hints
 from renderer.admission.api import DCD, DynamoComponentDeploymentSharedSpec, ExperimentalSpec
 from renderer.admission.flags import is_elastic_ep_ray_launch
 from renderer.gocompat.quantity import unmarshal_quantity
-from renderer.gocompat.runtimeversion import parse_image_version
+from renderer.gocompat.runtimeversion import RUNTIME_OVERRIDE_REQUIRED, parse_image_version
 from renderer.results import Code, Result, Severity, go_quote, unknown_field_message, unsupported
 
 
@@ -79,8 +79,8 @@ def validate_shared_spec(
     """
     out: list[Result] = []
 
-    def error(message: str, path: str) -> None:
-        out.append(Result(message, field=f"{prefix}.{path}" if path else prefix, code=Code.WEBHOOK))
+    def error(message: str, path: str, hint: str = "") -> None:
+        out.append(Result(message, field=f"{prefix}.{path}" if path else prefix, code=Code.WEBHOOK, hint=hint))
 
     # CRD CEL rules on the component (not evaluated on a converted v1alpha1 object: its v1alpha1
     # schema's rules ran before conversion).
@@ -199,10 +199,7 @@ def validate_shared_spec(
     elif not containers[main_index].get("image"):
         error("Required value: is required", f"podTemplate.spec.containers[{main_index}].image")
     elif not ctx.standalone and not spec.runtime_version_override and parse_image_version(containers[main_index]["image"]) is None:
-        error(
-            "Required value: is required when the specified main container image has no parseable semantic-version tag",
-            "runtimeVersionOverride",
-        )
+        error(f"Required value: {RUNTIME_OVERRIDE_REQUIRED}", "runtimeVersionOverride", hints.runtime_version(containers[main_index]["image"]))
     if main_index >= 0:
         out.extend(_elastic_ep_requires_command(containers[main_index], main_index, prefix, ctx.backend_framework))
 

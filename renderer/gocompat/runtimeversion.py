@@ -18,6 +18,8 @@ _STRICT = re.compile(
     r"(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$"
 )
 _UINT64 = 2**64 - 1
+# The webhooks' message when neither the image tag nor runtimeVersionOverride gives a version.
+RUNTIME_OVERRIDE_REQUIRED = "is required when the specified main container image has no parseable semantic-version tag"
 
 Version = tuple[int, int, int]
 

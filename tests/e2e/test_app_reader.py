@@ -153,7 +153,7 @@ def test_a_component_folder_named_directly_is_an_error(repo: Path, kustomize_pat
     assert proc.stdout == ""
     assert proc.stderr.splitlines() == [
         "recipes/kustomize/components/aks-ib/kustomization.yaml: [error]: is a kustomize Component: it builds only as part "
-        "of a Kustomization that lists it under components"
+        "of a Kustomization that lists it under components [input]"
     ]
 
 
@@ -279,7 +279,7 @@ def test_diff_base_problems_name_the_revision_s_source_file(apps: Path, kustomiz
     # the line in the revision's own text of the source file
     line = line_of(DGD.format(replicas=-1, worker_image="registry.example/runtime:1.5.0"), "    replicas: -1")
     assert proc.stderr.splitlines() == [
-        f"HEAD:apps/base/dgd.yaml:{line}: [error] DynamoGraphDeployment/chat spec.components[1].replicas: must be >= 0 (got -1)"
+        f"HEAD:apps/base/dgd.yaml:{line}: [error] DynamoGraphDeployment/chat spec.components[1].replicas: must be >= 0 (got -1) [schema]"
     ]
 
 
@@ -303,7 +303,7 @@ def test_hydrate_check_renders_a_kustomize_app_and_never_copies_its_kustomizatio
 def test_problems_in_a_built_app_name_the_source_file_in_every_front_end(apps: Path, kustomize_path: str, tmp_path: Path) -> None:
     source = DGD.format(replicas=-1, worker_image="registry.example/runtime:1.5.0")
     (apps / "apps" / "base" / "dgd.yaml").write_text(source)
-    message = "DynamoGraphDeployment/chat spec.components[1].replicas: must be >= 0 (got -1)"
+    message = "DynamoGraphDeployment/chat spec.components[1].replicas: must be >= 0 (got -1) [schema]"
     # every front end prints file:line: the replicas line of the base file the object came from
     place = f"apps/base/dgd.yaml:{line_of(source, '    replicas: -1')}:"
     rendered = run(["render", "apps/prod"], apps, kustomize_path)
@@ -331,7 +331,7 @@ def test_a_problem_in_a_later_document_of_a_built_app_names_its_line_in_the_sour
     source = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n---\n" + good + "---\n" + broken
     (apps / "apps" / "base" / "dgd.yaml").write_text(source)
     (apps / "apps" / "prod" / "kustomization.yaml").write_text("namespace: prod\nnamePrefix: eu-\nresources:\n  - ../base\n")
-    message = "DynamoGraphDeployment/eu-chat-canary spec.components[1].replicas: must be >= 0 (got -3)"
+    message = "DynamoGraphDeployment/eu-chat-canary spec.components[1].replicas: must be >= 0 (got -3) [schema]"
     place = f"apps/base/dgd.yaml:{line_of(source, '    replicas: -3')}:"
     assert int(place.split(":")[1]) > document_start(source, 2)
     rendered = run(["render", "apps/prod"], apps, kustomize_path)

@@ -38,7 +38,7 @@ def test_a_helm_chart_app_folder_gets_one_line(sidecar: Sidecar) -> None:
     assert_failed(run)
     lines = run.stderr.splitlines()
     assert lines[0] == "dynamo-render: 1 error for application demo, nothing rendered"
-    assert lines[1:] == [f"apps/llm-chart/Chart.yaml: [error]: the application folder {CHART_LINE}"]
+    assert lines[1:] == [f"apps/llm-chart/Chart.yaml: [error]: the application folder {CHART_LINE} [input]"]
 
 
 def test_a_helm_chart_inside_the_app_folder_gets_one_line(sidecar: Sidecar) -> None:
@@ -47,7 +47,7 @@ def test_a_helm_chart_inside_the_app_folder_gets_one_line(sidecar: Sidecar) -> N
     sidecar.normalise_modes()
     run = sidecar.generate("apps/vllm-agg")
     assert_failed(run)
-    assert run.stderr.splitlines()[1:] == [f"apps/vllm-agg/charts/llm/Chart.yaml: [error]: apps/vllm-agg/charts/llm {CHART_LINE}"]
+    assert run.stderr.splitlines()[1:] == [f"apps/vllm-agg/charts/llm/Chart.yaml: [error]: apps/vllm-agg/charts/llm {CHART_LINE} [input]"]
 
 
 def test_without_the_chart_line_the_templates_would_fail_as_yaml(sidecar: Sidecar) -> None:
@@ -96,7 +96,7 @@ def test_a_sent_folder_above_the_app_is_named(tmp_path: Path) -> None:
 
 def test_the_whole_repository_keeps_the_plain_message(sidecar: Sidecar) -> None:
     run = sidecar.generate("apps/vllm-agg", parameters=[{"name": "operator-config-path", "string": "../../../outside.yaml"}])
-    assert_failed(run, r'path "\.\./\.\./\.\./outside\.yaml" leads outside the repository$')
+    assert_failed(run, r'path "\.\./\.\./\.\./outside\.yaml" leads outside the repository \[config\]$')
     assert "manifest-generate-paths" not in run.stderr
 
 

@@ -170,7 +170,7 @@ def test_error_contract(tmp_path: Path) -> None:
     assert done.stdout == ""
     # the line of the field, in the file's second document
     line = line_of(text, "  dgdRef: [oops]")
-    assert done.stderr == f"bad.yaml:{line}: [error] DynamoGraphDeploymentScalingAdapter/bad spec.dgdRef: expected an object\n"
+    assert done.stderr == f"bad.yaml:{line}: [error] DynamoGraphDeploymentScalingAdapter/bad spec.dgdRef: expected an object [conversion]\n"
     # --in-place writes no file at all when any file has an error
     done = run("--in-place", "bad.yaml", "good.yaml", cwd=tmp_path)
     assert done.returncode == 1

@@ -298,7 +298,7 @@ def test_a_base_revision_symlink_out_of_the_tree_is_an_error_naming_rev_path(tmp
     proc = _diff("--base", "HEAD", "apps", cwd=repo)
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout == ""
-    assert proc.stderr == f"HEAD:apps/{name}: [error]: symlink points outside the repository (-> {target}); it is not read\n"
+    assert proc.stderr == f"HEAD:apps/{name}: [error]: symlink points outside the repository (-> {target}); it is not read [input]\n"
 
 
 def test_a_base_revision_symlink_inside_the_tree_is_followed(tmp_path: Path) -> None:

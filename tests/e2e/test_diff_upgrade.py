@@ -186,7 +186,7 @@ def test_base_with_old_settings_from_the_revision(repo: Path) -> None:
 def test_old_settings_from_a_revision_that_lacks_them_is_one_error(repo: Path) -> None:
     proc = _diff("--old-config", "HEAD:apps/missing.yaml", "--config", "apps/render-config.yaml", "apps", cwd=repo)
     assert proc.returncode == 1 and proc.stdout == ""
-    assert proc.stderr.strip() == "[error]: --old-config HEAD:apps/missing.yaml: no file apps/missing.yaml at revision HEAD"
+    assert proc.stderr.strip() == "[error]: --old-config HEAD:apps/missing.yaml: no file apps/missing.yaml at revision HEAD [config]"
     proc = _diff("--old-config", "nope:apps/render-config.yaml", "--config", "apps/render-config.yaml", "apps", cwd=repo)
     assert proc.returncode == 1 and "unknown revision nope" in proc.stderr
     # A problem in the revision's file is named REV:path.
@@ -213,7 +213,7 @@ def test_a_file_whose_name_has_a_colon_is_a_file_and_a_revision_folder_is_refuse
     report = _report("--old-operator-config", "HEAD:old.yaml", "--config", "apps/render-config.yaml", "apps", cwd=repo)
     assert _actions(report) == {("rolled", "decode"): [NATS_ADDED], ("rolled", "chat-frontend"): [NATS_ADDED]}
     proc = _diff("--old-config", "HEAD:apps", "--config", "apps/render-config.yaml", "apps", cwd=repo)
-    assert proc.returncode == 1 and proc.stderr.strip() == "[error]: --old-config HEAD:apps: apps is not a file at revision HEAD"
+    assert proc.returncode == 1 and proc.stderr.strip() == "[error]: --old-config HEAD:apps: apps is not a file at revision HEAD [config]"
 
 
 def test_a_settings_file_that_is_a_symlink_in_the_revision_brings_its_target(repo: Path) -> None:
@@ -235,4 +235,4 @@ def test_a_settings_file_that_is_a_symlink_in_the_revision_brings_its_target(rep
     subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "out"], cwd=repo, check=True)
     proc = _diff("--old-config", "HEAD:outside.yaml", "--config", "apps/render-config.yaml", "apps", cwd=repo)
     assert proc.returncode == 1 and proc.stdout == ""
-    assert proc.stderr == "HEAD:outside.yaml: [error]: symlink points outside the repository (-> /etc/hostname); it is not read\n"
+    assert proc.stderr == "HEAD:outside.yaml: [error]: symlink points outside the repository (-> /etc/hostname); it is not read [input]\n"

@@ -270,6 +270,7 @@ def test_kpt_fn_eval_invalid_dcd_fails_with_results_and_leaves_the_package_alone
             "resourceRef": {"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoComponentDeployment", "name": "broken"},
             "field": {"path": "spec.replicas"},
             "file": {"path": "app.yaml"},  # kpt omits index 0
+            "tags": {"code": "schema"},
         }
     ]
 

@@ -188,10 +188,10 @@ def test_validate_reports_bad_documents_with_their_lines(validate_repo: Path, pr
     lines = done.stdout.splitlines()
     replicas = _line_of(BAD, "replicas: -1")
     typo = _line_of(BAD, "imagePullPolice")
-    assert f"deploy/bad.yaml:{replicas}: [error] DynamoComponentDeployment/negative spec.replicas: must be >= 0 (got -1)" in lines
+    assert f"deploy/bad.yaml:{replicas}: [error] DynamoComponentDeployment/negative spec.replicas: must be >= 0 (got -1) [schema]" in lines
     assert (
         f'deploy/bad.yaml:{typo}: [error] DynamoComponentDeployment/typo '
-        f'spec.podTemplate.spec.containers[0].imagePullPolice: unknown field "imagePullPolice": the API server would prune this field and the operator would ignore it'
+        f'spec.podTemplate.spec.containers[0].imagePullPolice: unknown field "imagePullPolice": the API server would prune this field and the operator would ignore it [unknown-field]'
     ) in lines
     assert not any(line.startswith("deploy/good.yaml") for line in lines), done.stdout
 
@@ -318,5 +318,5 @@ def test_git_commit_is_blocked_until_the_rendered_output_is_staged(
     code, out = commit("negative")
     assert code == 1
     row = _line_of(WORKER, "replicas:")
-    assert f"deploy/worker.yaml:{row}: [error] DynamoComponentDeployment/worker spec.replicas: must be >= 0 (got -2)" in out.splitlines()
+    assert f"deploy/worker.yaml:{row}: [error] DynamoComponentDeployment/worker spec.replicas: must be >= 0 (got -2) [schema]" in out.splitlines()
     assert _git(repo, "log", "--format=%s") == "two replicas\nsources\n"

@@ -113,7 +113,7 @@ def test_unnamed_objects_are_warned_about_outside_the_bundle() -> None:
     _, bundle_problems = build_cluster_state([StateLayer("bundle", (nameless,))], "default")
     _, file_problems = build_cluster_state([StateLayer("bundle", ()), StateLayer("cluster-state file x", (nameless,))], "default")
     assert bundle_problems == []
-    assert [p.line() for p in file_problems] == ["[warning]: Service without metadata.name in cluster-state file x; it is ignored"]
+    assert [p.line() for p in file_problems] == ["[warning]: Service without metadata.name in cluster-state file x; it is ignored [input]"]
 
 
 def test_completeness_makes_absence_known() -> None:
@@ -475,10 +475,10 @@ def test_unreadable_pull_secrets_are_warned_about_without_their_data() -> None:
     cluster, problems = build_cluster_state([StateLayer("file", (bad_payload, not_json, bad_host))], "default")
     assert [p.line() for p in problems] == [
         "[warning] Secret/broken data[.dockerconfigjson]: unable to read the auths of docker config json secret llm/broken; "
-        "it is not indexed for image pull secrets",
+        "it is not indexed for image pull secrets [input]",
         "[warning] Secret/text data[.dockerconfigjson]: unable to read the auths of docker config json secret llm/text; "
-        "it is not indexed for image pull secrets",
-        "[warning] Secret/hosts: unable to get host for a registry of secret llm/hosts; that entry is not indexed",
+        "it is not indexed for image pull secrets [input]",
+        "[warning] Secret/hosts: unable to get host for a registry of secret llm/hosts; that entry is not indexed [input]",
     ]
     assert "hunter2" not in "".join(p.line() for p in problems)
     assert cluster.pull_secrets == {NS: {"ok.example.com": ("hosts",)}}

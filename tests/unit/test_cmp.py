@@ -387,7 +387,7 @@ def test_invalid_utf8_and_every_dcd_problem_are_reported_together(repo: Path) ->
     assert code == 1
     lines = err.splitlines()
     assert lines[0] == "dynamo-render: 2 errors for application argocd_web, nothing rendered"
-    assert "apps/web/bin.yaml: [error]: not valid UTF-8 at byte 6" in lines
+    assert "apps/web/bin.yaml: [error]: not valid UTF-8 at byte 6 [input]" in lines
     place = f"apps/web/bad.yaml:{line_of(bad, 'name: Web_Bad')}:"
     assert any(line.startswith(f"{place} [error] DynamoComponentDeployment/Web_Bad metadata.name:") for line in lines), lines
 

@@ -49,7 +49,7 @@ def test_broken_symlink_to_a_manifest_is_reported(tmp_path: Path) -> None:
     app.mkdir(parents=True)
     os.symlink("missing.yaml", app / "dangling.yaml")
     files, problems = walk_manifests(str(app), confine_to=str(tmp_path / "repo"))
-    assert files == [] and [p.line() for p in problems] == ["app/dangling.yaml: [error]: broken symlink (-> missing.yaml)"]
+    assert files == [] and [p.line() for p in problems] == ["app/dangling.yaml: [error]: broken symlink (-> missing.yaml) [input]"]
 
 
 def test_confinement_refuses_a_symlink_leading_outside(tmp_path: Path) -> None:

@@ -369,11 +369,12 @@ def test_invalid_dcd_returns_the_items_unchanged_with_results_and_stderr() -> No
             "resourceRef": {"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoComponentDeployment", "name": "broken", "namespace": "llm"},
             "field": {"path": "spec.replicas"},
             "file": {"path": "deploy/app.yaml", "index": 0},
+            "tags": {"code": "schema"},
         }
     ]
     lines = err.splitlines()
     # kpt sends items, not the file: the item's document index, never a bare number that reads as a line
-    assert "deploy/app.yaml (doc 0): [error] DynamoComponentDeployment/broken spec.replicas: must be >= 0 (got -1)" in lines
+    assert "deploy/app.yaml (doc 0): [error] DynamoComponentDeployment/broken spec.replicas: must be >= 0 (got -1) [schema]" in lines
     assert lines[-1] == "dynamo-render: 1 error; the items are returned unchanged"
 
 

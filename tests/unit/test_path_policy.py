@@ -135,7 +135,7 @@ def test_a_repository_config_naming_a_file_outside_is_refused(tree: tuple[Path, 
     settings, results = resolve(confined(root, app), config_path="render.yaml")
     assert settings is None
     # the settings carry the document index; the front ends turn it into a line
-    assert lines(results) == [f'apps/web/render.yaml (doc 0): [error] spec.{setting}: path "{target}" leads outside the repository']
+    assert lines(results) == [f'apps/web/render.yaml (doc 0): [error] spec.{setting}: path "{target}" leads outside the repository [config]']
 
 
 def test_a_trusted_config_may_name_files_outside(tree: tuple[Path, Path]) -> None:
@@ -155,7 +155,7 @@ def test_an_untrusted_config_outside_the_repository_is_refused(tree: tuple[Path,
     config = write(root.parent / "sidecar" / "render.yaml", render_config())
     settings, results = resolve(confined(root, app, "operator-config-path"), config_path=str(config))
     assert settings is None
-    assert lines(results) == [f'[error] config: must be a path relative to the application folder (got "{config}")']
+    assert lines(results) == [f'[error] config: must be a path relative to the application folder (got "{config}") [config]']
 
 
 def test_a_symlink_out_inside_a_cluster_state_folder_is_refused(tree: tuple[Path, Path]) -> None:
@@ -166,7 +166,7 @@ def test_a_symlink_out_inside_a_cluster_state_folder_is_refused(tree: tuple[Path
     settings, results = resolve(confined(root, app), config_path="render.yaml")
     assert settings is None
     assert lines(results) == ["apps/web/state/stolen.yaml: [error]: symlink points outside the repository (-> "
-                              f"{root.parent / 'outside' / 'state.yaml'})"]
+                              f"{root.parent / 'outside' / 'state.yaml'}) [input]"]
 
 
 def test_a_fifo_in_the_repository_is_not_read(tree: tuple[Path, Path]) -> None:
@@ -174,7 +174,7 @@ def test_a_fifo_in_the_repository_is_not_read(tree: tuple[Path, Path]) -> None:
     os.mkfifo(app / "op.yaml")
     settings, results = resolve(confined(root, app), operator_config_path="op.yaml")
     assert settings is None
-    assert lines(results) == ["apps/web/op.yaml: [error]: is a FIFO, not a regular file; it is not read"]
+    assert lines(results) == ["apps/web/op.yaml: [error]: is a FIFO, not a regular file; it is not read [input]"]
 
 
 def test_the_files_the_settings_name_are_reported(tree: tuple[Path, Path]) -> None:
@@ -220,7 +220,7 @@ def test_an_inline_operator_config_is_named_by_its_label(tree: tuple[Path, Path]
     assert any(line.startswith("[error] PARAM_OPERATOR_CONFIG.discovery.backend: ") for line in lines(results)), lines(results)
     assert all(line.startswith("[error] PARAM_OPERATOR_CONFIG.") for line in lines(results))
     _, results = resolve(policy, operator_config="[1, 2]")
-    assert lines(results) == ["[error] PARAM_OPERATOR_CONFIG: expected exactly one YAML or JSON object"]
+    assert lines(results) == ["[error] PARAM_OPERATOR_CONFIG: expected exactly one YAML or JSON object [config]"]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -89,7 +89,7 @@ def test_an_error_in_the_third_document_names_the_field_s_line(tmp_path: Path) -
     assert code == 1 and out == ""
     line = line_of(text, "  replicas: -2")
     assert line > document_start(text, 2) > document_start(text, 1) > 1
-    assert err.splitlines() == [f"{path}:{line}: [error] DynamoComponentDeployment/worker spec.replicas: must be >= 0 (got -2)"]
+    assert err.splitlines() == [f"{path}:{line}: [error] DynamoComponentDeployment/worker spec.replicas: must be >= 0 (got -2) [schema]"]
 
 
 def test_a_problem_without_a_field_names_the_line_its_document_starts(tmp_path: Path) -> None:
@@ -108,7 +108,7 @@ def test_stdin_is_placed_by_its_own_text(tmp_path: Path, monkeypatch: pytest.Mon
     code, _, err = _render(["-"])
     assert code == 1
     assert err.splitlines() == [
-        f"<stdin>:{line_of(text, '  replicas: -1')}: [error] DynamoComponentDeployment/worker spec.replicas: must be >= 0 (got -1)"
+        f"<stdin>:{line_of(text, '  replicas: -1')}: [error] DynamoComponentDeployment/worker spec.replicas: must be >= 0 (got -1) [schema]"
     ]
 
 
@@ -176,7 +176,7 @@ def test_render_of_a_folder_with_a_chart_gives_one_line(chart_repo: Path, path: 
     code, out, err = _render([path])
     assert code == 1 and out == ""
     assert err.splitlines() == [f"deploy/charts/llm/Chart.yaml: [error]: deploy/charts/llm {CHART_MESSAGE} "
-                                "(helm template RELEASE CHART | dynamo-render render -), in a CI step or a plugin that runs both"]
+                                "(helm template RELEASE CHART | dynamo-render render -), in a CI step or a plugin that runs both [input]"]
 
 
 def test_hydrate_check_of_a_source_with_a_chart_gives_one_line(chart_repo: Path) -> None:

@@ -240,8 +240,8 @@ def test_directories_are_walked_and_every_bad_file_is_reported(tmp_path: Path) -
     row = _line(WORKER, "replicas:")
     assert code == 1
     assert lines == [
-        f"{tmp_path}/a/bad.yaml:{row}: [error] DynamoComponentDeployment/worker spec.replicas: must be >= 0 (got -1)",
-        f"{tmp_path}/b/bad.yml:{row}: [error] DynamoComponentDeployment/worker spec.replicas: must be >= 0 (got -2)",
+        f"{tmp_path}/a/bad.yaml:{row}: [error] DynamoComponentDeployment/worker spec.replicas: must be >= 0 (got -1) [schema]",
+        f"{tmp_path}/b/bad.yml:{row}: [error] DynamoComponentDeployment/worker spec.replicas: must be >= 0 (got -2) [schema]",
     ]
 
 
@@ -261,7 +261,7 @@ def test_unusable_settings_are_reported_and_no_file_is_checked(tmp_path: Path) -
     bad = _write(tmp_path / "w.yaml", WORKER.format(replicas=-1))
     code, lines = _validate("--config", str(tmp_path / "missing.yaml"), bad)
     assert code == 1
-    assert lines == [f"{tmp_path}/missing.yaml: [error]: cannot read: No such file or directory"]
+    assert lines == [f"{tmp_path}/missing.yaml: [error]: cannot read: No such file or directory [input]"]
 
 
 def test_settings_are_read_only_when_a_file_names_a_dynamo_kind(tmp_path: Path) -> None:
@@ -275,8 +275,8 @@ def test_unreadable_and_undecodable_files_are_errors(tmp_path: Path) -> None:
     code, lines = _validate(str(tmp_path / "nope.yaml"), str(latin))
     assert code == 1
     assert lines == [
-        f"{tmp_path}/nope.yaml: [error]: cannot read: No such file or directory",
-        f"{latin}: [error]: not valid UTF-8 at byte 41",
+        f"{tmp_path}/nope.yaml: [error]: cannot read: No such file or directory [input]",
+        f"{latin}: [error]: not valid UTF-8 at byte 41 [input]",
     ]
 
 
@@ -335,10 +335,10 @@ def test_graph_components_are_checked_and_located(tmp_path: Path) -> None:
     assert code == 1
     assert sorted(lines) == sorted(
         [
-            f"{path}:{_line(DGD, 'replicas: -2')}: [error] DynamoGraphDeployment/negative spec.components[1].replicas: must be >= 0 (got -2)",
+            f"{path}:{_line(DGD, 'replicas: -2')}: [error] DynamoGraphDeployment/negative spec.components[1].replicas: must be >= 0 (got -2) [schema]",
             (
                 f"{path}:{_line(DGD, 'imagePullPolice')}: [error] DynamoGraphDeployment/graph "
-                'spec.components[0].podTemplate.spec.containers[0].imagePullPolice: unknown field "imagePullPolice": the API server would prune this field and the operator would ignore it'
+                'spec.components[0].podTemplate.spec.containers[0].imagePullPolice: unknown field "imagePullPolice": the API server would prune this field and the operator would ignore it [unknown-field]'
             ),
         ]
     )
@@ -493,7 +493,7 @@ def test_render_errors_are_reported_with_lines_and_nothing_is_written(tree: Path
     code, out = _hydrate(*CONFIG, "--fix", "deploy", "rendered")
     assert code == 1
     row = _line(WORKER, "replicas:")
-    assert out == f"deploy/apps/worker.yaml:{row}: [error] DynamoComponentDeployment/worker spec.replicas: must be >= 0 (got -1)\n"
+    assert out == f"deploy/apps/worker.yaml:{row}: [error] DynamoComponentDeployment/worker spec.replicas: must be >= 0 (got -1) [schema]\n"
     assert not Path("rendered").exists()
 
 
@@ -585,7 +585,7 @@ def test_an_unnamed_settings_file_is_a_warning_and_never_output(tree: Path) -> N
     """A DynamoRenderConfig the args do not name is neither applied nor written (render and hook alike)."""
     warning = (
         "[warning] DynamoRenderConfig/s: this DynamoRenderConfig is configuration, not an object for the cluster: "
-        "not rendered and not applied (name its file with --config or --operator-config to apply it)"
+        "not rendered and not applied (name its file with --config or --operator-config to apply it) [ignored]"
     )
     code, out = _hydrate("--fix", "deploy", "rendered")
     # the hook and the render command name the line where the document starts
@@ -619,11 +619,11 @@ def test_validate_checks_settings_documents_with_their_lines(tmp_path: Path) -> 
     code, lines = _validate(settings)
     assert code == 1
     assert lines[:2] == [
-        f"{settings}:7: [error] DynamoRenderConfig/s spec.gates.lws: input should be a valid boolean",
-        f'{settings}:8: [error] DynamoRenderConfig/s spec.compnions: unknown field "compnions"',
+        f"{settings}:7: [error] DynamoRenderConfig/s spec.gates.lws: input should be a valid boolean [config]",
+        f'{settings}:8: [error] DynamoRenderConfig/s spec.compnions: unknown field "compnions" [unknown-field]',
     ]
     # the inline operator configuration is checked too (the Helm chart always writes these)
-    assert f"{settings}:9: [error] DynamoRenderConfig/s spec.operatorConfig.mpi.sshSecretName: Required value: MPI SSH secret name is required" in lines
+    assert f"{settings}:9: [error] DynamoRenderConfig/s spec.operatorConfig.mpi.sshSecretName: Required value: MPI SSH secret name is required [config]" in lines
 
 
 def test_validate_passes_a_valid_settings_file_and_reports_a_named_one_once(tmp_path: Path) -> None:

@@ -147,5 +147,5 @@ def test_a_render_error_names_the_v1alpha1_field(tmp_path: Path, kind: str) -> N
     assert errors == [
         # the mount without a mount point: the line of its list item
         f"{path}:{line_of(text, '- name: compile-cache')}: [error] {kind}/w {where}: compilationCache.mountPath is required for backend framework trtllm "
-        "(no default available)"
+        "(no default available) [render]"
     ]

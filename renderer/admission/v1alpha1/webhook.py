@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from renderer import consts
-from renderer.gocompat.runtimeversion import parse_image_version
+from renderer import consts, hints
+from renderer.gocompat.runtimeversion import RUNTIME_OVERRIDE_REQUIRED, parse_image_version
 from renderer.results import Code, Result, Severity, go_quote
 
 FRONTEND_SIDECAR_CONTAINER = "sidecar-frontend"
@@ -36,7 +36,6 @@ def compute_dynamo_namespace(global_namespace: bool, namespace: str, parent: str
     if global_namespace:
         return consts.GLOBAL_DYNAMO_NAMESPACE
     return f"{namespace}-{parent.replace('.', '-')}"
-RUNTIME_OVERRIDE_REQUIRED = "is required when the specified main container image has no parseable semantic-version tag"
 
 
 def validate_dcd(spec: dict[str, Any], namespace: str) -> list[Result]:
@@ -74,8 +73,8 @@ def _validate_shared(spec: dict[str, Any], path: str, dynamo_namespace: str, all
     """Mirrors: shared_v1alpha1.go validateDynamoComponentDeploymentSharedSpecV1alpha1"""
     out: list[Result] = []
 
-    def error(message: str, field: str) -> None:
-        out.append(Result(message, field=f"{path}.{field}", code=Code.WEBHOOK))
+    def error(message: str, field: str, hint: str = "") -> None:
+        out.append(Result(message, field=f"{path}.{field}", code=Code.WEBHOOK, hint=hint))
 
     def warn(message: str, field: str) -> None:
         out.append(Result(message, severity=Severity.WARNING, field=f"{path}.{field}", code=Code.IGNORED))
@@ -131,5 +130,5 @@ def _validate_shared(spec: dict[str, Any], path: str, dynamo_namespace: str, all
     if not image:
         error("Required value: is required", "extraPodSpec.mainContainer.image")
     elif not allow_missing_override and not spec.get("runtimeVersionOverride") and parse_image_version(image) is None:
-        error(f"Required value: {RUNTIME_OVERRIDE_REQUIRED}", "runtimeVersionOverride")
+        error(f"Required value: {RUNTIME_OVERRIDE_REQUIRED}", "runtimeVersionOverride", hints.runtime_version(image))
     return out
