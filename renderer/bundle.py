@@ -128,7 +128,7 @@ def parse_source(obj: dict[str, Any], default_namespace: str, config: RenderConf
         from renderer.admission.v1alpha1.admit import parse_alpha_dcd
 
         return parse_alpha_dcd(obj, default_namespace, config.checkpoint_enabled)
-    return parse_dcd(obj, default_namespace, config.checkpoint_enabled)
+    return parse_dcd(obj, default_namespace, config.checkpoint_enabled, release=config.release)
 
 
 def render_source(
