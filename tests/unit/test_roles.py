@@ -161,3 +161,72 @@ def test_14419_an_empty_list_names_both_missing_roles(tmp_path: Path) -> None:
 )
 def test_14419_names_only_roles_leave_the_worker_hash_alone(roles: Any, dropped: bool) -> None:
     assert hash_roles_dropped(roles) is dropped
+
+
+ALPHA_DGD = """\
+apiVersion: nvidia.com/v1alpha1
+kind: DynamoGraphDeployment
+metadata:
+  name: multinode-example
+spec:
+  backendFramework: vllm
+  services:
+    decode:
+      componentType: worker
+      replicas: 2
+      multinode:
+        nodeCount: 8
+{roles}      resources:
+        limits:
+          gpu: "8"
+      extraPodSpec:
+        mainContainer:
+          image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.5.0
+          command: ["python3", "-m", "dynamo.vllm"]
+          args: ["--model", "Qwen/Qwen3-0.6B"]
+"""
+ALPHA_ROLES = "      roles:\n      - name: leader\n      - name: worker\n"
+
+
+def _render_text(tmp_path: Path, text: str, release: str) -> tuple[int, str, str]:
+    source = tmp_path / "input.yaml"
+    source.write_text(text)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = run([str(source)], given_values(dict(operator_release=release)), stdout, stderr)
+    return code, stdout.getvalue(), stderr.getvalue()
+
+
+def test_14419_v1alpha1_roles_convert_and_lower_as_the_implicit_form(tmp_path: Path) -> None:
+    implicit = _render_text(tmp_path, ALPHA_DGD.format(roles=""), "1.5.0")
+    explicit = _render_text(tmp_path, ALPHA_DGD.format(roles=ALPHA_ROLES), "1.5.0")
+    assert implicit[0] == explicit[0] == 0, explicit[2]
+    assert explicit[1] == implicit[1] and "kind: LeaderWorkerSet" in explicit[1]
+
+
+def test_14419_v1alpha1_roles_are_validated_at_the_written_path(tmp_path: Path) -> None:
+    code, _out, err = _render_text(tmp_path, ALPHA_DGD.format(roles="      roles:\n      - name: leader\n"), "1.5.0")
+    assert code == 1
+    assert 'spec.services[decode].roles: Required value: must contain the "worker" role' in err
+    moved = ALPHA_DGD.format(roles="").replace("        nodeCount: 8\n", "        nodeCount: 8\n        leader: {}\n")
+    code, _out, err = _render_text(tmp_path, moved, "1.5.0")
+    assert code == 1 and 'spec.services[decode].multinode.leader: unknown field "leader"' in err
+    assert "moved multinode.leader.providerOverride to roles[name=leader].providerOverride" in err
+
+
+def test_14419_v1alpha1_roles_are_refused_under_the_reference_commit(tmp_path: Path) -> None:
+    code, out, err = _render_text(tmp_path, ALPHA_DGD.format(roles=ALPHA_ROLES), REFERENCE)
+    assert code == 1 and out == ""
+    assert "spec.services[decode].roles: not in operator 2a6da14c8; added in 1.5.0" in err
+
+
+def test_14419_conversion_keeps_roles_only_when_asked() -> None:
+    from renderer.conversion.to_v1beta1 import dcd_to_v1beta1, dgd_to_v1beta1
+
+    dgd = yaml.safe_load(ALPHA_DGD.format(roles=ALPHA_ROLES))
+    assert "roles" not in dgd_to_v1beta1(dgd)["spec"]["components"][0]
+    assert dgd_to_v1beta1(dgd, roles=True)["spec"]["components"][0]["roles"] == LEADER_WORKER
+    service = dgd["spec"]["services"]["decode"]
+    dcd = {"apiVersion": "nvidia.com/v1alpha1", "kind": "DynamoComponentDeployment", "metadata": {"name": "decode"},
+           "spec": {"backendFramework": "vllm", **service}}
+    assert "roles" not in dcd_to_v1beta1(dcd)["spec"]
+    assert dcd_to_v1beta1(dcd, roles=True)["spec"]["roles"] == LEADER_WORKER
