@@ -127,8 +127,8 @@ def parse_source(obj: dict[str, Any], default_namespace: str, config: RenderConf
     if alpha:
         from renderer.admission.v1alpha1.admit import parse_alpha_dcd
 
-        return parse_alpha_dcd(obj, default_namespace, config.checkpoint_enabled)
-    return parse_dcd(obj, default_namespace, config.checkpoint_enabled)
+        return parse_alpha_dcd(obj, default_namespace, config.checkpoint_enabled, config.release)
+    return parse_dcd(obj, default_namespace, config.checkpoint_enabled, release=config.release)
 
 
 def render_source(

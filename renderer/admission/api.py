@@ -50,6 +50,22 @@ class MultinodeRoleSpec(StrictModel):
     provider_override: ProviderOverride | None = Field(default=None, alias="providerOverride")
 
 
+class ComponentRoleSpec(StrictModel):
+    """One entry of a component's ``roles[]`` (operator 1.5.0, ai-dynamo/dynamo#14419).
+
+    ``replicas`` and ``podTemplate`` are later additions to the role; they are parsed so that
+    renderer.admission.roles can refuse them naming the release that added them.
+
+    Ported from ai-dynamo/dynamo#14419 (v1.5.0): api/v1beta1 ComponentRoleSpec (name: 1 to 63
+    characters, a DNS-1123 label; providerOverride).
+    """
+
+    name: str = Field(min_length=1, max_length=63, pattern=DNS_LABEL)
+    replicas: int | None = None
+    pod_template: dict[str, Any] | None = Field(default=None, alias="podTemplate")
+    provider_override: ProviderOverride | None = Field(default=None, alias="providerOverride")
+
+
 class MultinodeSpec(StrictModel):
     # CRD structural default: an empty block means two nodes.
     node_count: int = Field(default=2, alias="nodeCount", ge=2, le=INT32_MAX)
@@ -158,6 +174,8 @@ class DynamoComponentDeploymentSharedSpec(StrictModel):
     replicas: int | None = _int32(ge=0)
     min_available: int | None = Field(default=None, alias="minAvailable", ge=1, le=INT32_MAX)
     multinode: MultinodeSpec | None = None
+    # operator 1.5.0 and later only (renderer.admission.roles)
+    roles: list[ComponentRoleSpec] | None = None
     shared_memory_size: int | str | None = Field(default=None, alias="sharedMemorySize")
     model_ref: ModelReference | None = Field(default=None, alias="modelRef")
     scaling_adapter: dict[str, Any] | None = Field(default=None, alias="scalingAdapter")

@@ -22,6 +22,7 @@ from renderer.admission.api import DCD, DynamoComponentDeploymentSpec, StrictMod
 from renderer.admission.objectmeta import DNS1123_SUBDOMAIN
 from renderer.admission.webhook import validate_admission
 from renderer.conversion.alpha_view import AlphaView, dcd_view
+from renderer.releases import REFERENCE_RELEASE, Release
 from renderer.results import Code, RenderError, ResourceRef, Result, Severity, describe_kind, field_path, unknown_field_message
 
 ModelT = TypeVar("ModelT", bound=StrictModel)
@@ -36,6 +37,7 @@ def parse_dcd(
     list_maps: bool | None = None,
     known_alpha: AlphaView | None = None,
     admitted_pod_template: dict[str, Any] | None = None,
+    release: Release = REFERENCE_RELEASE,
 ) -> tuple[DCD | None, list[Result]]:
     """Validate and default one DCD document; every problem becomes a Result.
 
@@ -88,7 +90,7 @@ def parse_dcd(
     )
     # DCDs generated from a DGD were already admitted as DGD components.
     if admission:
-        results.extend(r.with_resource(ref) for r in validate_admission(dcd, checkpoint_gate, runtime_source))
+        results.extend(r.with_resource(ref) for r in validate_admission(dcd, checkpoint_gate, runtime_source, release))
     if any(r.is_error for r in results):
         return None, results
     return dcd, results

@@ -16,8 +16,10 @@ from typing import Any
 from renderer import consts, hints
 from renderer.admission.api import DCD, DynamoComponentDeploymentSharedSpec, ExperimentalSpec
 from renderer.admission.flags import is_elastic_ep_ray_launch
+from renderer.admission.roles import EXPLICIT_ROLES, refuse_roles, removed_multinode_roles, validate_roles
 from renderer.gocompat.quantity import unmarshal_quantity
 from renderer.gocompat.runtimeversion import RUNTIME_OVERRIDE_REQUIRED, parse_image_version
+from renderer.releases import REFERENCE_RELEASE, Release
 from renderer.results import Code, Result, Severity, go_quote, unknown_field_message, unsupported
 
 
@@ -38,9 +40,13 @@ class AdmissionContext:
     # the API version of the request: a v1alpha1 request checks the runtime version in its
     # v1alpha1 form instead (renderer/admission/v1alpha1/webhook.py)
     runtime_source: str = consts.V1BETA1
+    # the operator release whose admission rules apply (renderer.releases)
+    release: Release = REFERENCE_RELEASE
 
 
-def validate_admission(dcd: DCD, checkpoint_gate: bool = False, runtime_source: str = consts.V1BETA1) -> list[Result]:
+def validate_admission(
+    dcd: DCD, checkpoint_gate: bool = False, runtime_source: str = consts.V1BETA1, release: Release = REFERENCE_RELEASE
+) -> list[Result]:
     """Every offline admission rule for a standalone v1beta1 DCD, plus unsupported features.
 
     Mirrors: internal/webhook/validation/dynamocomponentdeployment.go validateDynamoComponentDeploymentSpec.
@@ -50,6 +56,7 @@ def validate_admission(dcd: DCD, checkpoint_gate: bool = False, runtime_source: 
         backend_framework=dcd.spec.backend_framework or "",
         checkpoint_gate=checkpoint_gate,
         runtime_source=runtime_source,
+        release=release,
     )
     out = validate_shared_spec(dcd.spec, dcd.pod_template, "spec", ctx)
     out.extend(ignored_fields(dcd.spec, "spec", standalone=True))
@@ -121,14 +128,25 @@ def validate_shared_spec(
             error(override_message, "providerOverride")
     if spec.min_available is not None and not grove:
         error("Forbidden: is currently supported only for Grove-backed DynamoGraphDeployment components", "minAvailable")
-    if spec.multinode is not None:
-        for role in ("leader", "worker"):
-            role_spec = getattr(spec.multinode, role)
-            if role_spec is not None and role_spec.provider_override is not None:
-                if grove:
-                    out.append(unsupported(f"{prefix}.multinode.{role}.providerOverride", "Grove provider overrides (merged into the PodCliqueSet)").to_result())
-                else:
-                    error(override_message, f"multinode.{role}.providerOverride")
+
+
+    def role_override(path: str) -> list[Result]:
+        # A role's provider override follows the component's provider rules, at its own path.
+        if grove:
+            return [unsupported(path, "Grove provider overrides (merged into the PodCliqueSet)").to_result()]
+        return [Result(override_message, field=path, code=Code.WEBHOOK)]
+
+    if ctx.release.ships(EXPLICIT_ROLES):
+        # 1.5.0: role overrides live in roles[]; multinode.leader/worker are gone (#14419).
+        out.extend(removed_multinode_roles(spec, prefix))
+        out.extend(validate_roles(spec, prefix, ctx.release, role_override))
+    else:
+        out.extend(refuse_roles(spec, prefix, ctx.release))
+        if spec.multinode is not None:
+            for role in ("leader", "worker"):
+                role_spec = getattr(spec.multinode, role)
+                if role_spec is not None and role_spec.provider_override is not None:
+                    out.extend(role_override(f"{prefix}.multinode.{role}.providerOverride"))
     if spec.shared_memory_size is not None:
         try:
             if unmarshal_quantity(spec.shared_memory_size).sign() < 0:

@@ -68,6 +68,24 @@ def _multinode(src: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _roles(src: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A component's explicit roles (operator 1.5.0 and later), field for field.
+
+    Only a 1.5.0 v1alpha1 schema admits ``roles`` (renderer.admission.v1alpha1.schema), so
+    the reference profile never reaches this.
+
+    Ported from ai-dynamo/dynamo#14419 (v1.5.0): v1alpha1 and v1beta1 share the role shape
+    (name, providerOverride).
+    """
+    out: list[dict[str, Any]] = []
+    for role in src:
+        entry = _copy_keys(role, ("name",))
+        if "providerOverride" in role:
+            entry["providerOverride"] = _provider_override(role["providerOverride"])
+        out.append(entry)
+    return out
+
+
 # v1beta1 capitalises the GMS modes; other values (and every checkpoint enum) pass through
 _GMS_MODES = {"intraPod": "IntraPod", "interPod": "InterPod"}
 
@@ -137,6 +155,8 @@ def shared_to_hub(
             dst[key] = copy_json(src[key])
     if "multinode" in src:
         dst["multinode"] = _multinode(src["multinode"])
+    if "roles" in src:
+        dst["roles"] = _roles(src["roles"])
     if "modelRef" in src:
         dst["modelRef"] = _copy_keys(src["modelRef"], ("name", "revision"))
     if "topologyConstraint" in src:

@@ -39,12 +39,15 @@ _ANNOTATIONS_TOTAL_LIMIT = 256 * 1024  # apimachinery TotalAnnotationSizeLimitB
 # -- entry points ------------------------------------------------------------------------------
 
 
-def dcd_to_v1beta1(obj: dict[str, Any]) -> dict[str, Any]:
+def dcd_to_v1beta1(obj: dict[str, Any], roles: bool = False) -> dict[str, Any]:
     """The v1beta1 DynamoComponentDeployment the API server stores for a v1alpha1 one.
+
+    ``roles``: the operator release has explicit multinode roles (1.5.0 and later), which convert
+    field for field (``_decoded_with_roles``).
 
     Mirrors: dynamocomponentdeployment_conversion.go DynamoComponentDeployment.ConvertTo
     """
-    meta, annotations, spec, status = _dcd_converted(obj)
+    meta, annotations, spec, status = _dcd_converted(obj, roles)
     return _object(obj, meta, annotations, "DynamoComponentDeployment", spec, status)
 
 
@@ -58,13 +61,14 @@ def dcd_conversion_annotations(obj: dict[str, Any]) -> dict[str, str]:
     return _checked_annotations(annotations)
 
 
-def _dcd_converted(obj: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
+def _dcd_converted(obj: dict[str, Any], roles: bool = False) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
     """Metadata, annotations, hub spec and hub status of a v1alpha1 DCD's conversion (not yet encoded).
 
     Mirrors: dynamocomponentdeployment_conversion.go DynamoComponentDeployment.ConvertTo (its body,
     before the object is assembled)
     """
     meta, annotations, src_spec, src_status = _decode(obj, "DynamoComponentDeployment")
+    src_spec = _decoded_with_roles(obj.get("spec"), src_spec) if roles else src_spec
     name = str(meta.get("name") or "")
 
     restored = _take_hub_spec(annotations, pres.ANN_DCD_SPEC, pres.restore_dcd_hub_spec, pres.DCD_ANNOTATIONS)
@@ -87,12 +91,15 @@ def _dcd_converted(obj: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any],
     return meta, annotations, spec, status
 
 
-def dgd_to_v1beta1(obj: dict[str, Any]) -> dict[str, Any]:
+def dgd_to_v1beta1(obj: dict[str, Any], roles: bool = False) -> dict[str, Any]:
     """The v1beta1 DynamoGraphDeployment the API server stores for a v1alpha1 one.
+
+    ``roles`` as for ``dcd_to_v1beta1``.
 
     Mirrors: dynamographdeployment_conversion.go DynamoGraphDeployment.ConvertTo
     """
     meta, annotations, src_spec, src_status = _decode(obj, "DynamoGraphDeployment")
+    src_spec = _decoded_with_roles(obj.get("spec"), src_spec) if roles else src_spec
 
     restored = _take_hub_spec(annotations, pres.ANN_DGD_SPEC, pres.restore_dgd_hub_spec, pres.DGD_ANNOTATIONS)
     hub_origin = restored is not None
@@ -143,6 +150,49 @@ def _metadata(obj: dict[str, Any]) -> dict[str, Any]:
     return meta if isinstance(meta, dict) else {}
 
 
+def _decoded_with_roles(written: Any, decoded: dict[str, Any]) -> dict[str, Any]:
+    """The decoded v1alpha1 spec with the explicit roles of the ``written`` one (a DCD's, or a DGD's services).
+
+    The reference commit's v1alpha1 types have no ``roles``, so their decoder drops it; only a
+    1.5.0 v1alpha1 schema admits it (renderer.admission.v1alpha1.schema).
+
+    The converters call it only when asked (``roles=True``: the operator release has the field,
+    renderer.admission.roles); otherwise the reference types drop ``roles`` as before.
+
+    Ported from ai-dynamo/dynamo#14419 (v1.5.0): api/v1alpha1 DynamoComponentDeploymentSharedSpec Roles.
+    """
+    if not isinstance(written, dict):
+        return decoded
+    if isinstance(written.get("roles"), list):
+        decoded = {**decoded, "roles": copy_json(written["roles"])}
+    services = written.get("services")
+    if isinstance(services, dict) and isinstance(decoded.get("services"), dict):
+        merged = dict(decoded["services"])
+        for name, service in services.items():
+            if isinstance(service, dict) and isinstance(service.get("roles"), list) and isinstance(merged.get(name), dict):
+                merged[name] = {**merged[name], "roles": copy_json(service["roles"])}
+        decoded = {**decoded, "services": merged}
+    return decoded
+
+
+def _with_roles(spec: dict[str, Any], encoded: dict[str, Any]) -> dict[str, Any]:
+    """``encoded`` with the explicit roles of ``spec`` (a DCD spec, or a DGD's components) put back.
+
+    The reference commit's v1beta1 types have no ``roles``, so their encoder drops it; only a
+    1.5.0 v1alpha1 schema admits the field (renderer.admission.v1alpha1.schema), so under the
+    reference profile nothing changes. ``roles`` is already JSON-shaped (shared_to._roles).
+
+    Ported from ai-dynamo/dynamo#14419 (v1.5.0): v1beta1 ComponentRoleSpec (name,
+    providerOverride omitempty).
+    """
+    if "roles" in spec:
+        encoded["roles"] = copy_json(spec["roles"])
+    for given, written in zip(spec.get("components") or [], encoded.get("components") or []):
+        if isinstance(given, dict) and isinstance(written, dict) and "roles" in given:
+            written["roles"] = copy_json(given["roles"])
+    return encoded
+
+
 def _object(
     obj: dict[str, Any],
     meta: dict[str, Any],
@@ -163,6 +213,7 @@ def _object(
     encoded_status = typed.strip_value_struct_artefacts(
         status_shape, typed.encode(typed.BETA, f"{kind}Status", status, "status")
     )
+    encoded_spec = _with_roles(spec, encoded_spec)
     encoded_spec = _json_numbers(encoded_spec)
     encoded_status = _json_numbers(encoded_status)
     out_meta = copy_json(meta)

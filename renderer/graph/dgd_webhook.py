@@ -158,6 +158,7 @@ def validate_dgd(
             workload_provider=provider,
             inference_pool_served=pool_served,
             runtime_source=runtime_source,
+            release=config.release,
         )
         out.extend(validate_shared_spec(component.spec, component.pod_template, component.path, ctx))
         out.extend(r for r in ignored_fields(component.spec, component.path, standalone=False) if not (grove and r.field.endswith(".topologyConstraint")))

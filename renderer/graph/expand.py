@@ -301,7 +301,29 @@ def dcd_as_written(obj: dict[str, Any]) -> dict[str, Any]:
     metadata = {k: v for k, v in obj["metadata"].items() if k != "ownerReferences"}
     spec = json.loads(dcd_spec_go_json(obj["spec"]))
     _strip_go_artefacts(spec, dynamo_types.V1BETA1, dynamo_types.ROOTS["V1BETA1"])
+    roles = obj["spec"].get("roles")
+    if isinstance(roles, list):
+        spec["roles"] = written_roles(roles)
     return {**obj, "metadata": metadata, "spec": spec}
+
+
+def written_roles(roles: list[Any]) -> list[dict[str, Any]]:
+    """A component's explicit ``roles`` as the generated DCD carries them (operator 1.5.0).
+
+    The DGD controller copies the whole component spec into its DCD, ``roles`` included; the
+    reference commit's type table has no such field (the reference profile refuses it before
+    any DCD exists), so it is written here: each role's name and provider override.
+
+    Ported from ai-dynamo/dynamo#14419 (v1.5.0): api/v1beta1 ComponentRoleSpec (name,
+    providerOverride omitempty) in the DCD schema; internal/dynamo/graph.go generateSingleDCD.
+    """
+    out: list[dict[str, Any]] = []
+    for role in roles:
+        entry = {"name": role.get("name")} if isinstance(role, dict) else {}
+        if isinstance(role, dict) and role.get("providerOverride") is not None:
+            entry["providerOverride"] = copy_json(role["providerOverride"])
+        out.append(entry)
+    return out
 
 
 def _strip_go_artefacts(value: dict[str, Any], table: dict[str, tuple[tuple[Any, ...], ...]], struct: str) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 
 from renderer import consts
 from renderer.admission import podtemplate_schema
+from renderer.admission.roles import hash_roles_dropped
 from renderer.gocompat import dynamo_types, runtimeversion
 from renderer.gocompat.gojson import V1BETA1_ENCODER, go_json
 from renderer.results import RenderError, describe_kind
@@ -161,10 +162,17 @@ class WorkerTemplate:
 def worker_hash_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
     """The spec without the fields that scale the active generation instead of replacing it.
 
+    An explicit ``roles`` list that only names the roles is left out too: it says what the
+    implicit multinode layout already is (ai-dynamo/dynamo#14419, operator 1.5.0; the reference
+    commit refuses ``roles`` before any hash is computed).
+
     Mirrors: internal/dynamo/hash.go workerHashSpec
     """
     drop = ("replicas", "minAvailable", "scalingAdapter", "runtimeVersionOverride")
-    return {k: v for k, v in spec.items() if k not in drop}
+    out = {k: v for k, v in spec.items() if k not in drop}
+    if "roles" in out and hash_roles_dropped(out["roles"]):
+        del out["roles"]
+    return out
 
 
 def _string_map(values: Mapping[str, Any], path: str) -> dict[str, str]:

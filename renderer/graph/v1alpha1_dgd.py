@@ -9,9 +9,12 @@ path), api/v1alpha1/dynamographdeployment_conversion.go ConvertTo.
 
 from __future__ import annotations
 
+from functools import partial
+
 from renderer.records import replace
 from typing import Any
 
+from renderer.admission.roles import EXPLICIT_ROLES
 from renderer.admission.v1alpha1 import admit, paths, webhook
 from renderer.conversion.to_v1beta1 import dgd_to_v1beta1
 from renderer.config import RenderConfig
@@ -23,10 +26,10 @@ from renderer.results import ResourceRef, Result
 def parse_alpha_dgd(obj: dict[str, Any], default_namespace: str, config: RenderConfig) -> tuple[DGD | None, list[Result]]:
     """Admit, convert and parse a v1alpha1 DGD; the DGD returned is its stored v1beta1 form."""
     ref = ResourceRef.of(obj)
-    spec, results = admit.admit_spec(obj, ref)
+    spec, results = admit.admit_spec(obj, ref, config.release)
     if spec is None:
         return None, results
-    converted, problems = admit.convert(dgd_to_v1beta1, {**obj, "spec": spec}, ref)
+    converted, problems = admit.convert(partial(dgd_to_v1beta1, roles=config.release.ships(EXPLICIT_ROLES)), {**obj, "spec": spec}, ref)
     results += problems
     if converted is None:
         return None, results

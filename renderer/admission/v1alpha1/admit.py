@@ -23,28 +23,37 @@ api/v1alpha1/*_conversion.go ConvertTo.
 
 from __future__ import annotations
 
+from functools import partial
+
 from collections.abc import Callable
 from renderer.records import replace
 from typing import Any
 
 from renderer import consts
+from renderer.admission.roles import EXPLICIT_ROLES
 from renderer.admission.api import DCD
 from renderer.admission.parse import parse_dcd
 from renderer.admission.v1alpha1 import paths, schema, webhook
 from renderer.conversion.to_v1beta1 import dcd_to_v1beta1
+from renderer.releases import REFERENCE_RELEASE, Release
 from renderer.results import Code, RenderError, ResourceRef, Result, Severity, describe_kind, go_quote
 
 RUNTIME_SOURCE = consts.V1ALPHA1
 
 
-def admit_spec(obj: dict[str, Any], ref: ResourceRef) -> tuple[dict[str, Any] | None, list[Result]]:
-    """The admitted (pruned, defaulted) v1alpha1 spec, or None with the schema errors."""
+def admit_spec(
+    obj: dict[str, Any], ref: ResourceRef, release: Release = REFERENCE_RELEASE
+) -> tuple[dict[str, Any] | None, list[Result]]:
+    """The admitted (pruned, defaulted) v1alpha1 spec, or None with the schema errors.
+
+    The schema is the CRD of the selected operator ``release`` (renderer.admission.v1alpha1.schema).
+    """
     raw = obj.get("spec")
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
         return None, [Result(f"expected object, got {describe_kind(raw)}", field="spec", resource=ref, code=Code.SCHEMA)]
-    spec, problems = schema.admit(str(obj.get("kind")), raw)
+    spec, problems = schema.admit(str(obj.get("kind")), raw, release)
     results = [r.with_resource(ref) for r in problems]
     if any(r.is_error for r in results):
         return None, results
@@ -98,14 +107,14 @@ def mapped(results: list[Result], mapper: Callable[[str], str]) -> list[Result]:
 
 
 def parse_alpha_dcd(
-    obj: dict[str, Any], default_namespace: str, checkpoint_gate: bool
+    obj: dict[str, Any], default_namespace: str, checkpoint_gate: bool, release: Release = REFERENCE_RELEASE
 ) -> tuple[DCD | None, list[Result]]:
     """Admit, convert and parse a v1alpha1 DCD; the DCD returned is its stored v1beta1 form."""
     ref = ResourceRef.of(obj)
-    spec, results = admit_spec(obj, ref)
+    spec, results = admit_spec(obj, ref, release)
     if spec is None:
         return None, results
-    converted, problems = convert(dcd_to_v1beta1, {**obj, "spec": spec}, ref)
+    converted, problems = convert(partial(dcd_to_v1beta1, roles=release.ships(EXPLICIT_ROLES)), {**obj, "spec": spec}, ref)
     results += problems
     if converted is None:
         return None, results
@@ -114,7 +123,7 @@ def parse_alpha_dcd(
     namespace = metadata.get("namespace") or default_namespace
     results += [r.with_resource(ref) for r in webhook.validate_dcd(spec, str(namespace))]
     results += [r.with_resource(ref) for r in repeated_envs(spec)]
-    dcd, beta_results = parse_dcd(converted, default_namespace, checkpoint_gate, runtime_source=RUNTIME_SOURCE)
+    dcd, beta_results = parse_dcd(converted, default_namespace, checkpoint_gate, runtime_source=RUNTIME_SOURCE, release=release)
     converted_spec = converted.get("spec") or {}
     results += mapped(beta_results, lambda p: paths.dcd_path(p, converted_spec, spec))
     if any(r.is_error for r in results) or dcd is None:

@@ -33,6 +33,8 @@ from typing import Any
 
 from renderer.admission.v1alpha1 import cel
 from renderer.admission.v1alpha1.crd_schema import NODES, ROOTS
+from renderer.admission.roles import EXPLICIT_ROLES
+from renderer.releases import REFERENCE_RELEASE, Release
 from renderer.results import Code, Result, Severity, describe_kind, unknown_field_message
 
 # Field paths (property names from the spec; "*" for a map entry) whose value is an embedded
@@ -54,9 +56,92 @@ K8S_SUBTREES: dict[str, frozenset[tuple[str, ...]]] = {
 _INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 
 
-def admit(kind: str, spec: Any) -> tuple[Any, list[Result]]:
-    """Prune, default and validate a v1alpha1 ``spec`` of ``kind``; problems under ``spec``."""
-    return admit_against(NODES, ROOTS[kind], K8S_SUBTREES[kind], spec)
+def admit(kind: str, spec: Any, release: Release = REFERENCE_RELEASE) -> tuple[Any, list[Result]]:
+    """Prune, default and validate a v1alpha1 ``spec`` of ``kind``; problems under ``spec``.
+
+    The CRD is the one of the selected operator ``release``: from 1.5.0 on a component has
+    ``roles`` and its ``multinode`` only ``nodeCount`` (``release_nodes``). Before it, a
+    written ``roles`` is refused naming the release that added it.
+    """
+    if release.ships(EXPLICIT_ROLES):
+        out, results = admit_against(release_nodes(), ROOTS[kind], K8S_SUBTREES[kind], spec)
+        return out, [_role_moved(r) for r in results]
+    out, results = admit_against(NODES, ROOTS[kind], K8S_SUBTREES[kind], spec)
+    return out, [_roles_refused(r, release) for r in results]
+
+
+def _roles_refused(result: Result, release: Release) -> Result:
+    """An unknown ``roles`` of a component, worded as the field a later release added."""
+    if result.code is Code.UNKNOWN_FIELD and re.fullmatch(r"spec(\.services\[[^\]]*\])?\.roles", result.field):
+        return Result(
+            f"not in operator {release.name}; added in {EXPLICIT_ROLES.release} "
+            f"(ai-dynamo/dynamo{EXPLICIT_ROLES.change}: explicit multinode roles)",
+            severity=result.severity,
+            field=result.field,
+            code=Code.UNKNOWN_FIELD,
+        )
+    return result
+
+
+def _role_moved(result: Result) -> Result:
+    """An unknown ``multinode.leader``/``worker`` under 1.5.0, with where its override went."""
+    found = re.fullmatch(r"spec\.services\[[^\]]*\]\.multinode\.(leader|worker)", result.field)
+    if result.code is Code.UNKNOWN_FIELD and found:
+        role = found.group(1)
+        return Result(
+            f"{result.message}; operator 1.5.0 moved multinode.{role}.providerOverride to "
+            f"roles[name={role}].providerOverride (ai-dynamo/dynamo#14419)",
+            severity=result.severity,
+            field=result.field,
+            code=Code.UNKNOWN_FIELD,
+        )
+    return result
+
+
+# A role's name as the 1.5.0 CRD checks it (a DNS-1123 label of at most 63 characters).
+_ROLE_NAME = {"maxLength": 63, "minLength": 1, "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", "type": "string"}
+
+
+@lru_cache(maxsize=1)
+def release_nodes() -> tuple[dict[str, Any], ...]:
+    """The v1alpha1 schema table of operator 1.5.0: the reference table plus explicit roles.
+
+    Every component spec (a DCD's ``spec``, a DGD's ``spec.services[*]``) gains
+    ``roles: [{name, providerOverride}]`` (a DCD's role has no providerOverride: its CRD
+    carries no provider override anywhere), and a DGD component's ``multinode`` loses
+    ``leader``/``worker``, whose overrides moved to the roles.
+
+    Ported from ai-dynamo/dynamo#14419 (v1.5.0): api/v1alpha1 DynamoComponentDeploymentSharedSpec
+    Roles and MultinodeSpec (nodeCount only), as controller-gen writes them into both CRDs.
+    """
+    nodes = list(NODES)
+
+    def add(node: dict[str, Any]) -> int:
+        nodes.append(node)
+        return len(nodes) - 1
+
+    name = add(dict(_ROLE_NAME))
+    dgd_role = add({"properties": {"name": name, "providerOverride": _OVERRIDE}, "required": ["name"], "type": "object"})
+    dcd_role = add({"properties": {"name": name}, "required": ["name"], "type": "object"})
+    dgd_roles = add({"items": dgd_role, "type": "array"})
+    dcd_roles = add({"items": dcd_role, "type": "array"})
+    for index in (_DCD_SPEC, _DGD_COMPONENT):
+        node = dict(nodes[index])
+        properties = dict(node["properties"])
+        properties["roles"] = dcd_roles if index == _DCD_SPEC else dgd_roles
+        multinode = dict(nodes[properties["multinode"]])
+        multinode["properties"] = {k: v for k, v in multinode["properties"].items() if k not in ("leader", "worker")}
+        properties["multinode"] = add(multinode)
+        node["properties"] = properties
+        nodes[index] = node
+    return tuple(nodes)
+
+
+# The reference table's nodes the 1.5.0 overlay edits: a DCD's spec, a DGD's component, and the
+# provider override a DGD component carries.
+_DCD_SPEC = ROOTS["DynamoComponentDeployment"]
+_DGD_COMPONENT = NODES[NODES[ROOTS["DynamoGraphDeployment"]]["properties"]["services"]]["additionalProperties"]
+_OVERRIDE = NODES[_DGD_COMPONENT]["properties"]["providerOverride"]
 
 
 def admit_against(
