@@ -59,6 +59,7 @@ def _render(case: Path, input_path: Path) -> list[dict[str, Any]]:
     config, cluster = case / "config.yaml", case / "cluster.yaml"
     common = given_values(dict(
         config=str(config) if config.exists() else None, namespace=meta.get("namespace"), lws=meta.get("lws"),
+        operator_release=meta.get("operatorRelease"),
         cluster_state=str(cluster) if cluster.exists() else None,
         keep_sources=bool(meta.get("keepSources")), companions=meta.get("companions"),
     ))

@@ -27,6 +27,8 @@ def _render_case(case: Path) -> list[Result]:
     extra = {"cluster_state": cluster} if cluster.exists() else {}
     if meta.get("companions") is not None:
         extra["companions"] = meta["companions"]
+    if meta.get("operatorRelease") is not None:
+        extra["operator_release"] = meta["operatorRelease"]
     run = render(
         [case / "input.yaml"],
         namespace=meta.get("namespace"),
