@@ -246,14 +246,19 @@ def parameters() -> None:
 
 @cli.command()
 @click.argument("filenames", nargs=-1, metavar="[FILE]...")
+@click.option(
+    "-o", "--output", type=click.Choice(["text", "json", "github"]), default="text", show_default=True,
+    help="text: one line per problem; json: one record per problem (file, line, object, field, code, fix); "
+    "github: workflow commands that annotate the line in a pull request.",
+)
 @table_options(*SHARED)
 @verbose_option
-def validate(filenames: tuple[str, ...], **shared: Any) -> None:
+def validate(filenames: tuple[str, ...], output: str, **shared: Any) -> None:
     """Check Dynamo manifests against every offline admission rule and render them (pre-commit hook)."""
     from plugin.frontends.precommit_validate import run
 
     hook = given_values(shared)
-    _exit(lambda: run(filenames, hook, sys.stdout))
+    _exit(lambda: run(filenames, hook, sys.stdout, output=output))
 
 
 @cli.command("hydrate-check")

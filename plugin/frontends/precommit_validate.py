@@ -168,8 +168,12 @@ def claim_objects(
     return results
 
 
-def run(filenames: Sequence[str], args: OptionValues, stdout: TextIO, env: Mapping[str, str] | None = None) -> int:
+def run(
+    filenames: Sequence[str], args: OptionValues, stdout: TextIO, env: Mapping[str, str] | None = None, output: str = "text"
+) -> int:
     """Check every file; 0 when every file is valid, 1 when any problem is an error.
+
+    ``output`` is the form of the report (``plugin.yamlio.lines.REPORT_FORMATS``).
 
     Under pre-commit (``PRE_COMMIT=1`` in ``env``) the files of earlier chunks of the same run
     are claimed first (``ChunkHandoff``), so a clash across chunks is an error too.
@@ -246,7 +250,7 @@ def run(filenames: Sequence[str], args: OptionValues, stdout: TextIO, env: Mappi
             results.extend(problems)
     if roles:
         results.extend(validate_kustomize_files(roles, args, texts, os.environ if env is None else env))
-    report(results, TextsOrDisk(texts), stdout, verbose)
+    report(results, TextsOrDisk(texts), stdout, verbose, output)
     return 1 if any(r.is_error for r in results) else 0
 
 

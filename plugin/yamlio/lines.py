@@ -12,6 +12,7 @@ Field paths are the renderer's JSON-path strings: ``spec.podTemplate.spec.contai
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
@@ -256,8 +257,13 @@ def format_results(results: Sequence[Result], texts: Mapping[str, str]) -> list[
     return [result.line_at(where) for result, where in zip(results, places(results, texts))]
 
 
-def report(results: Sequence[Result], texts: Mapping[str, str], stream: TextIO, verbose: bool) -> None:
-    """Print one line per problem; file-less notes (assumed defaults) once, and only when verbose."""
+# The forms ``validate`` prints its problems in (``-o``): one line each, one JSON document, or
+# GitHub workflow commands that mark the line in a pull request.
+REPORT_FORMATS = ("text", "json", "github")
+
+
+def report(results: Sequence[Result], texts: Mapping[str, str], stream: TextIO, verbose: bool, output: str = "text") -> None:
+    """Print every problem in ``output`` form; file-less notes (assumed defaults) once, and only when verbose."""
     shown: list[Result] = []
     seen: set[Result] = set()
     for result in results:
@@ -268,4 +274,90 @@ def report(results: Sequence[Result], texts: Mapping[str, str], stream: TextIO, 
                 continue
             seen.add(result)
         shown.append(result)
-    stream.writelines(line + "\n" for line in format_results(shown, texts))
+    if output == "json":
+        stream.write(json.dumps(as_records(shown, texts), indent=2, sort_keys=True) + "\n")
+    elif output == "github":
+        stream.writelines(line + "\n" for line in as_workflow_commands(shown, texts))
+    else:
+        stream.writelines(line + "\n" for line in format_results(shown, texts))
+
+
+def _lines(results: Sequence[Result], texts: Mapping[str, str]) -> list[int | None]:
+    """The 1-based line of each result where its file's text holds it (``place``), else None."""
+    indexes: dict[str, LineIndex] = {}
+    out: list[int | None] = []
+    for result in results:
+        line: int | None = None
+        if result.file in texts:
+            index = indexes.get(result.file)
+            if index is None:
+                index = indexes[result.file] = LineIndex(texts[result.file])
+            line = index.line(result)
+        out.append(line)
+    return out
+
+
+def as_records(results: Sequence[Result], texts: Mapping[str, str]) -> list[dict[str, Any]]:
+    """Each result as a JSON record: where (file, line, document), what (object, field), the rule code and the fix.
+
+    The keys are always present (``null`` or empty when unknown), so a CI script can read them
+    without guarding each one.
+    """
+    records: list[dict[str, Any]] = []
+    for result, line in zip(results, _lines(results, texts)):
+        ref = result.resource
+        records.append({
+            "file": result.file or None,
+            "line": line,
+            "document": result.index,
+            "severity": result.severity.value,
+            "code": result.code.value,
+            "object": None if ref is None else {
+                "apiVersion": ref.api_version, "kind": ref.kind, "name": ref.name, "namespace": ref.namespace,
+            },
+            "field": result.field,
+            "message": result.message,
+            "fix": result.hint,
+            "text": result.line_at(""),
+        })
+    return records
+
+
+def _escape_data(text: str) -> str:
+    """A workflow command's message, as the runner unescapes it (``%``, CR and LF)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    """A workflow command's property value: the message escapes, then ``:`` and ``,``."""
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+# GitHub's annotation levels: an info note is a notice.
+_WORKFLOW_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+
+
+def as_workflow_commands(results: Sequence[Result], texts: Mapping[str, str]) -> list[str]:
+    """Each result as a GitHub Actions workflow command (``::error file=F,line=L,title=T::message``).
+
+    The runner turns each into an annotation on that file and line of the pull request. The
+    title is the rule code and the object; the message is the one-line form without its place.
+    """
+    out: list[str] = []
+    for result, line in zip(results, _lines(results, texts)):
+        properties: list[str] = []
+        if result.file:
+            properties.append(f"file={_escape_property(result.file)}")
+            if line is not None:
+                properties.append(f"line={line}")
+        title = " ".join(part for part in (
+            f"[{result.code.value}]" if result.code_tag() else "",
+            result.resource.short() if result.resource is not None else "",
+        ) if part)
+        if title:
+            properties.append(f"title={_escape_property(title)}")
+        head = _WORKFLOW_LEVELS[result.severity]
+        if properties:
+            head = f"{head} {','.join(properties)}"
+        out.append(f"::{head}::{_escape_data(result.line_at(''))}")
+    return out
