@@ -261,6 +261,30 @@ def validate(filenames: tuple[str, ...], output: str, **shared: Any) -> None:
     _exit(lambda: run(filenames, hook, sys.stdout, output=output))
 
 
+@cli.command("operator-config")
+@click.option(
+    "--defaults", is_flag=True,
+    help="Print the OperatorConfiguration the operator's Helm chart renders with its default values: the one a render "
+    "assumes when none is given, as a file to edit and pass with --operator-config.",
+)
+@click.option(
+    "--release-namespace", default="dynamo-system", show_default=True, metavar="NAMESPACE",
+    help="The namespace the chart is installed in (it sets mpi.sshSecretNamespace).",
+)
+def operator_config(defaults: bool, release_namespace: str) -> None:
+    """Print an OperatorConfiguration to start from (--defaults: the Helm chart's)."""
+    if not defaults:
+        raise click.UsageError("give --defaults (the Helm chart's document; to read a cluster's, see docs/configuration.md)")
+    from plugin.yamlio.codec import dump_documents
+    from renderer.operator_config import helm_default_operator_document
+
+    def write() -> int:
+        sys.stdout.write(dump_documents([helm_default_operator_document(release_namespace)]))
+        return 0
+
+    _exit(write)
+
+
 @cli.command("hydrate-check")
 @click.argument("source", metavar="SOURCE")
 @click.argument("output", metavar="OUTPUT")

@@ -16,6 +16,7 @@ from typing import Any
 from renderer.model import BaseModel, ConfigDict, Field, ValidationError
 
 from renderer import consts
+from renderer.records import replace
 from renderer.results import Code, Result, Severity, field_path
 
 # The operator release at the reference commit (deploy/helm/charts/platform Chart appVersion).
@@ -242,40 +243,59 @@ def set_operator_defaults(cfg: OperatorConfiguration) -> OperatorConfiguration:
     return cfg
 
 
-def helm_default_operator_config(release_namespace: str = "dynamo-system") -> OperatorConfiguration:
-    """What the operator Helm chart renders with its default values, defaults applied.
+def helm_default_operator_document(release_namespace: str = "dynamo-system") -> dict[str, Any]:
+    """The OperatorConfiguration document the operator Helm chart renders with its default values.
 
     The chart leaves NATS/etcd unset (neither is installed by default), keeps discovery on
     ``kubernetes``, sets the MPI SSH secret to ``mpi-run-ssh-secret`` and, in cluster-wide mode,
     names the planner/DGDR/EPP ClusterRoles after the release (``dynamo-platform`` assumed).
+    This is also the file ``dynamo-render operator-config --defaults`` prints for a user to edit.
     Mirrors: deploy/helm/charts/platform/components/operator/templates/operator-config.yaml.
     """
     fullname = "dynamo-platform-dynamo-operator"
-    cfg = OperatorConfiguration.model_validate(
-        {
-            "server": {
-                "metrics": {"bindAddress": "0.0.0.0", "secure": True},
-                "webhook": {
-                    "certProvisionMode": "auto",
-                    "secretName": "webhook-server-cert",
-                    "serviceName": f"{fullname}-webhook-service",
-                },
+    return {
+        "apiVersion": consts.OPERATOR_CONFIG_API_VERSION,
+        "kind": consts.OPERATOR_CONFIG_KIND,
+        "server": {
+            "metrics": {"bindAddress": "0.0.0.0", "secure": True},
+            "webhook": {
+                "certProvisionMode": "auto",
+                "secretName": "webhook-server-cert",
+                "serviceName": f"{fullname}-webhook-service",
             },
-            "leaderElection": {"enabled": True, "id": "dynamo.nvidia.com", "namespace": "kube-system"},
-            "orchestrators": {
-                "kaiScheduler": {"enabled": False},
-                "volcanoScheduler": {"enabled": False},
-                "grove": {"enabled": False},
-            },
-            "rbac": {
-                "plannerClusterRoleName": f"{fullname}-planner",
-                "dgdrProfilingClusterRoleName": f"{fullname}-dgdr-profiling",
-                "eppClusterRoleName": f"{fullname}-epp",
-            },
-            "mpi": {"sshSecretName": "mpi-run-ssh-secret", "sshSecretNamespace": release_namespace},
-        }
-    )
-    return set_operator_defaults(cfg)
+        },
+        "leaderElection": {"enabled": True, "id": "dynamo.nvidia.com", "namespace": "kube-system"},
+        "orchestrators": {
+            "kaiScheduler": {"enabled": False},
+            "volcanoScheduler": {"enabled": False},
+            "grove": {"enabled": False},
+        },
+        "rbac": {
+            "plannerClusterRoleName": f"{fullname}-planner",
+            "dgdrProfilingClusterRoleName": f"{fullname}-dgdr-profiling",
+            "eppClusterRoleName": f"{fullname}-epp",
+        },
+        "mpi": {"sshSecretName": "mpi-run-ssh-secret", "sshSecretNamespace": release_namespace},
+    }
+
+
+def helm_default_operator_config(release_namespace: str = "dynamo-system") -> OperatorConfiguration:
+    """What the operator Helm chart renders with its default values, defaults applied (``helm_default_operator_document``)."""
+    document = helm_default_operator_document(release_namespace)
+    body = {key: value for key, value in document.items() if key not in ("apiVersion", "kind")}
+    return set_operator_defaults(OperatorConfiguration.model_validate(body))
+
+
+# The fields the operator requires that its Helm chart always sets: a document written from
+# scratch with only the fields a user means to change misses them. The hint names the file to start from.
+CHART_SET_REQUIRED = (
+    "mpi.sshSecretName", "mpi.sshSecretNamespace",
+    "rbac.plannerClusterRoleName", "rbac.dgdrProfilingClusterRoleName", "rbac.eppClusterRoleName",
+)
+CHART_DEFAULTS_HINT = (
+    "the operator's Helm chart always sets this field; start from the chart's document, "
+    "`dynamo-render operator-config --defaults > operator-config.yaml`, and change only what you mean to"
+)
 
 
 def validate_operator_config(cfg: OperatorConfiguration) -> list[Result]:
@@ -286,7 +306,8 @@ def validate_operator_config(cfg: OperatorConfiguration) -> list[Result]:
     out: list[Result] = []
 
     def err(path: str, message: str) -> None:
-        out.append(Result(message, field=path, code=Code.CONFIG))
+        hint = CHART_DEFAULTS_HINT if path in CHART_SET_REQUIRED else ""
+        out.append(Result(message, field=path, code=Code.CONFIG, hint=hint))
 
     for path, port in (
         ("server.metrics.port", cfg.server.metrics.port),
@@ -358,7 +379,7 @@ def parse_operator_config(doc: dict[str, Any], prefix: str = "") -> tuple[Operat
     results.extend(_unknown_fields(cfg, prefix))
     cfg = set_operator_defaults(cfg)
     results.extend(
-        Result(r.message, severity=r.severity, field=field_path(prefix, (r.field,)) if prefix else r.field, code=r.code)
+        replace(r, field=field_path(prefix, (r.field,)) if prefix else r.field)
         for r in validate_operator_config(cfg)
     )
     if any(r.is_error for r in results):

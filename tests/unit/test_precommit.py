@@ -623,7 +623,12 @@ def test_validate_checks_settings_documents_with_their_lines(tmp_path: Path) -> 
         f'{settings}:8: [error] DynamoRenderConfig/s spec.compnions: unknown field "compnions" [unknown-field]',
     ]
     # the inline operator configuration is checked too (the Helm chart always writes these)
-    assert f"{settings}:9: [error] DynamoRenderConfig/s spec.operatorConfig.mpi.sshSecretName: Required value: MPI SSH secret name is required [config]" in lines
+    # and the fix names the chart's document to start from
+    assert (
+        f"{settings}:9: [error] DynamoRenderConfig/s spec.operatorConfig.mpi.sshSecretName: Required value: MPI SSH secret name "
+        "is required; fix: the operator's Helm chart always sets this field; start from the chart's document, "
+        "`dynamo-render operator-config --defaults > operator-config.yaml`, and change only what you mean to [config]"
+    ) in lines
 
 
 def test_validate_passes_a_valid_settings_file_and_reports_a_named_one_once(tmp_path: Path) -> None:
