@@ -171,7 +171,7 @@ def render_source(
     try:
         objects = render(source, config, cluster, notes)
     except RenderError as err:
-        add([RenderError(err.message, _as_written(err.field, source), code=err.code).to_result(source.ref)])
+        add([err.at(_as_written(err.field, source)).to_result(source.ref)])
         return out
     add(replace(n, field=_as_written(n.field, source)).with_resource(source.ref) for n in notes)
     # Objects the API server would refuse are errors, never output.

@@ -214,14 +214,20 @@ class RenderError(Exception):
     gives its own (``render`` for the controllers, ``conversion`` for the conversion webhook).
     """
 
-    def __init__(self, message: str, field: str = "", code: Code | None = None) -> None:
+    def __init__(self, message: str, field: str = "", code: Code | None = None, hint: str = "") -> None:
         super().__init__(message)
         self.message = message
         self.field = field
         self.code = code
+        # what to change to fix it (``Result.hint``)
+        self.hint = hint
+
+    def at(self, field: str) -> RenderError:
+        """The same error at another field path (a caller that knows where the value was written)."""
+        return RenderError(self.message, field, code=self.code, hint=self.hint)
 
     def to_result(self, resource: ResourceRef | None = None, stage: Code = Code.RENDER) -> Result:
-        return Result(message=self.message, field=self.field, resource=resource, code=self.code or stage)
+        return Result(message=self.message, field=self.field, resource=resource, code=self.code or stage, hint=self.hint)
 
 
 def unsupported(field: str, detail: str = "") -> RenderError:

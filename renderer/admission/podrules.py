@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from renderer import hints
 from renderer.admission import objectmeta
 from renderer.results import Code, Result
 
@@ -159,6 +160,7 @@ def whole_extended_resources(pod_template: Any, prefix: str) -> list[Result]:
                         results.append(Result(
                             f"invalid quantity {objectmeta.show(str(quantity))}: must be an integer",
                             field=f"{prefix}.spec.{field}[{index}].resources.{group}.{name}", code=Code.API_SERVER,
+                            hint=hints.whole_number(),
                         ))
     return results
 

@@ -410,7 +410,7 @@ def _dgd_spec_to_hub(
             )
         except RenderError as err:
             field = err.field if err.field.startswith(("spec.", "metadata.")) else path
-            raise RenderError(f"component {go_quote(name)}: {err.message}", field, code=err.code) from None
+            raise RenderError(f"component {go_quote(name)}: {err.message}", field, code=err.code, hint=err.hint) from None
         # the services-map key is the component name; a different serviceName is saved
         component["name"] = name
         if service.get("serviceName") and service["serviceName"] != name:

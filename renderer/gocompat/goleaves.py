@@ -180,8 +180,11 @@ def leaf_decoders(words: Mapping[str, str]) -> dict[str, Decoder]:
         try:
             return unmarshal_quantity(value).string()
         except ValueError as err:
+            from renderer import hints  # the error path only
+
             shown = value if isinstance(value, str) else kind_name(value, words)
-            return _report(f'{err} (got "{shown}")', parent, key, results)
+            results.append(Result(message=f'{err} (got "{shown}")', field=join(parent, key), code=Code.SCHEMA, hint=hints.quantity(value)))
+            return INVALID
 
     def int_or_string(value: Any, parent: str, key: str | int, results: Sink) -> Any:
         """A string stays a string ("8080" too); a number must fit int32.

@@ -42,7 +42,7 @@ def render_gms_claim_templates(dgd: DGD, config: RenderConfig, cluster: ClusterS
                 dgd.name, dgd.namespace, component.name, spec.device_class_name, resources, cluster
             )
         except RenderError as err:
-            raise RenderError(err.message, f"{component.path}.experimental.gpuMemoryService", code=err.code) from None
+            raise err.at(f"{component.path}.experimental.gpuMemoryService") from None
         if template is not None:
             out.append(template)
     return out

@@ -489,7 +489,7 @@ def render_pod_clique_set(
             pod_dcd = with_dgd_spec_metadata(dcd, dgd)
             own = [render_clique(r, dgd, component, dcd, pod_dcd, config, cluster, gpu_count, kai_queue, views[component.name]) for r in roles]
         except RenderError as err:
-            raise RenderError(f"component {component.name}: {err.message}", _component_field(component.path, err.field), code=err.code) from None
+            raise RenderError(f"component {component.name}: {err.message}", _component_field(component.path, err.field), code=err.code, hint=err.hint) from None
         cliques += own
         inter_pod = is_inter_pod_gms(component.spec)
         explicit = apply_startup_dependencies(own, roles, framework, component.spec.number_of_nodes, inter_pod) or explicit

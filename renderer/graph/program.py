@@ -229,7 +229,7 @@ def render_graph(
             try:
                 apply_checkpoint_startup_policy(obj, component, dgd.namespace, cluster)
             except RenderError as err:
-                raise RenderError(err.message, _component_field(component.path, err.field), code=err.code) from None
+                raise err.at(_component_field(component.path, err.field)) from None
         # The API server admits each DCD create against the v1beta1 DCD CRD (schema and CEL).
         dcd, results = parse_dcd(
             obj, dgd.namespace, config.checkpoint_enabled, admission=False, list_maps=False,
@@ -249,7 +249,7 @@ def render_graph(
             component_notes: list[Result] = []
             objects += render_component(dcd, config, cluster, component_notes)
         except RenderError as err:
-            raise RenderError(err.message, _component_field(component.path, err.field), code=err.code) from None
+            raise err.at(_component_field(component.path, err.field)) from None
         if notes is not None:
             notes.extend(
                 replace(n, field=_component_field(component.path, n.field), resource=None, file="", index=None)

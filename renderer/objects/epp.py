@@ -59,7 +59,7 @@ def endpoint_picker_config(raw: dict[str, Any], path: str) -> dict[str, Any]:
     try:
         text = dcd_spec_go_json({"name": "", "eppConfig": {"config": stamped}}, path="spec")
     except RenderError as err:
-        raise RenderError(err.message, _under(path, err.field), code=err.code) from None
+        raise err.at(_under(path, err.field)) from None
     typed: dict[str, Any] = json.loads(text)["eppConfig"]["config"]
     return typed
 

@@ -90,4 +90,4 @@ def render_checkpoint_storage(
             )
         ]
     except RenderError as err:
-        raise RenderError(f"failed to reconcile checkpoint storage: {err.message}", err.field, code=err.code) from None
+        raise RenderError(f"failed to reconcile checkpoint storage: {err.message}", err.field, code=err.code, hint=err.hint) from None

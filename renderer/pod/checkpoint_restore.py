@@ -126,7 +126,7 @@ def resolve_restore(
             storage = discover_storage(cluster, namespace)
         storage = resolve_storage(storage)
     except RenderError as err:
-        raise RenderError(f"failed to inject checkpoint config: {err.message}", err.field, code=err.code) from None
+        raise RenderError(f"failed to inject checkpoint config: {err.message}", err.field, code=err.code, hint=err.hint) from None
     return Restore(info=resolved, storage=storage)
 
 

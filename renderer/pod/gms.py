@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from renderer import consts
+from renderer import consts, hints
 from renderer.cluster.dra import is_gpu_resource_name
 from renderer.cluster.state import DEVICE_CLASS, ClusterState
 from renderer.results import RenderError, go_quote
@@ -231,7 +231,10 @@ def main_gpu_count(resources: dict[str, Any]) -> int:
         quantity = unmarshal_quantity(values[names[0]])
         whole = quantity.whole()
         if whole is None:
-            raise RenderError(f"GPU resource {go_quote(names[0])} quantity {go_quote(quantity.string())} must be a whole number")
+            raise RenderError(
+                f"GPU resource {go_quote(names[0])} quantity {go_quote(quantity.string())} must be a whole number",
+                hint=hints.whole_number(),
+            )
         return whole
     return 0
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from renderer import consts
+from renderer import consts, hints
 from renderer.admission.api import DCD
 from renderer.cluster.state import EMPTY, ClusterState
 from renderer.cluster.dra import is_gpu_resource_name, resolve_gpu_count
@@ -36,7 +36,7 @@ def scalar_gpu_count(resources: dict[str, Any], path: str = "resources") -> int:
         if whole is None:
             raise RenderError(
                 f"GPU resource {go_quote(names[0])} quantity {go_quote(str(quantity))} must be a whole number",
-                f"{path}.{section}[{names[0]}]",
+                f"{path}.{section}[{names[0]}]", hint=hints.whole_number(),
             )
         return whole
     return 0

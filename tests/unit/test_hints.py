@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -64,3 +65,82 @@ def test_notes_carry_no_code_and_warnings_do() -> None:
         "severity": "error",
         "tags": {"code": "schema"},
     }
+
+
+# --- quantities: what a valid value looks like, with the value received -------------------------
+
+def dcd(resources: dict[str, object]) -> dict[str, object]:
+    main = {"name": "main", "image": "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.4.0", "resources": {"limits": resources}}
+    return {
+        "apiVersion": "nvidia.com/v1beta1",
+        "kind": "DynamoComponentDeployment",
+        "metadata": {"name": "decode", "namespace": "llm"},
+        "spec": {"type": "worker", "backendFramework": "vllm", "podTemplate": {"spec": {"containers": [main]}}},
+    }
+
+
+def _front_ends(tmp_path: Path, doc: dict[str, object]) -> dict[str, str]:
+    """The problem text of render, validate, the CMP and the KRM function for one manifest."""
+    from plugin.frontends import cmp, krm, precommit_validate
+
+    folder = tmp_path / "app"
+    folder.mkdir(exist_ok=True)
+    path = folder / "app.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    texts: dict[str, str] = {}
+    out, err = io.StringIO(), io.StringIO()
+    assert render_cmd.run([str(path)], {}, out, err) == 1 and out.getvalue() == ""
+    texts["render"] = err.getvalue()
+    out = io.StringIO()
+    assert precommit_validate.run([str(path)], {}, out, env={}) == 1
+    texts["validate"] = out.getvalue()
+    out, err = io.StringIO(), io.StringIO()
+    assert cmp.generate(str(folder), {}, out, err) == 1 and out.getvalue() == ""
+    texts["cmp"] = err.getvalue()
+    out, err = io.StringIO(), io.StringIO()
+    listing = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [doc]}
+    assert krm.run_resource_list(yaml.safe_dump(listing).encode(), out, err) == 1
+    texts["krm"] = "\n".join(r["message"] for r in yaml.safe_load(out.getvalue())["results"])
+    return texts
+
+
+QUANTITY_HINT = (
+    'fix: write a Kubernetes quantity: a number and an optional suffix, such as "4", "500m", "80Gi" '
+    '(binary Ki Mi Gi Ti Pi Ei) or "80G" (decimal k M G T P E)'
+)
+
+
+def test_a_byte_unit_quantity_names_the_value_and_the_two_spellings_in_every_front_end(tmp_path: Path) -> None:
+    for front_end, text in _front_ends(tmp_path, dcd({"memory": "80GB"})).items():
+        [line] = [line for line in text.splitlines() if "80GB" in line]
+        assert "quantities must match the regular expression" in line and '(got "80GB")' in line, (front_end, line)
+        assert f'{QUANTITY_HINT}; for "80GB" write "80G" or "80Gi"' in line, (front_end, line)
+
+
+def test_a_malformed_quantity_gets_the_format_hint(tmp_path: Path) -> None:
+    for front_end, text in _front_ends(tmp_path, dcd({"cpu": "4 cores"})).items():
+        [line] = [line for line in text.splitlines() if "4 cores" in line]
+        assert line.rstrip().removesuffix(" [schema]").endswith(QUANTITY_HINT), (front_end, line)
+
+
+def test_following_the_quantity_hint_renders(tmp_path: Path) -> None:
+    for fixed in ("80G", "80Gi"):
+        path = tmp_path / f"{fixed}.yaml"
+        path.write_text(yaml.safe_dump(dcd({"memory": fixed})))
+        out, err = io.StringIO(), io.StringIO()
+        assert render_cmd.run([str(path)], {}, out, err) == 0, err.getvalue()
+
+
+def test_a_fractional_gpu_says_gpus_are_whole_units_with_the_value_written(tmp_path: Path) -> None:
+    # A multinode vLLM worker resolves its GPUs to size the engine (as the vllm-gpu-not-whole golden case): the operator's error, then the fix with
+    # the value as the API server would show it ("0.5" reads back as "500m").
+    doc = dcd({"nvidia.com/gpu": "0.5"})
+    spec: dict[str, Any] = doc["spec"]  # type: ignore[assignment]
+    spec["multinode"] = {"nodeCount": 2}
+    spec["podTemplate"]["spec"]["containers"][0].update(command=["python3", "-m", "dynamo.vllm"], args=["--tensor-parallel-size", "16"])
+    for front_end, text in _front_ends(tmp_path, doc).items():
+        [line] = [line for line in text.splitlines() if "must be a whole number" in line]
+        assert 'GPU resource "nvidia.com/gpu" quantity "500m" must be a whole number' in line, (front_end, line)
+        assert line.rstrip().removesuffix(" [render]").endswith(
+            'fix: GPUs and other extended resources are counted in whole units: write a whole number such as "1" or "4"'
+        ), (front_end, line)

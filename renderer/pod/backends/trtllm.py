@@ -142,7 +142,7 @@ class TRTLLMBackend:
             try:
                 gpus = ctx.gpu_count()
             except RenderError as err:
-                raise RenderError(f"failed to resolve container GPUs: {err.message}", err.field, code=err.code) from None
+                raise RenderError(f"failed to resolve container GPUs: {err.message}", err.field, code=err.code, hint=err.hint) from None
             launch = leader_launch(container, ctx.number_of_nodes, ctx.service_name, ctx.deployer, gpus)
             container["command"] = ["/bin/sh", "-c"]
             container["args"] = [launch]

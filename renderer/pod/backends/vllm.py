@@ -270,7 +270,7 @@ class VLLMBackend:
             try:
                 gpus = ctx.gpu_count()
             except RenderError as err:
-                raise RenderError(f"failed to resolve container GPUs: {err.message}", err.field, code=err.code) from None
+                raise RenderError(f"failed to resolve container GPUs: {err.message}", err.field, code=err.code, hint=err.hint) from None
             update_multinode_args(container, ctx, gpus)
             # The NIXL side channel binds the pod IP under multiprocessing, whatever launch was chosen.
             if should_use_mp_backend(ctx.annotations):
