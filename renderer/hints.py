@@ -54,4 +54,56 @@ def whole_number() -> str:
     return 'GPUs and other extended resources are counted in whole units: write a whole number such as "1" or "4"'
 
 
-__all__ = ["quantity", "runtime_version", "whole_number"]
+# The runtime image each backend's examples run (the upstream recipes and examples).
+_RUNTIME_IMAGES = {"vllm": "vllm-runtime", "sglang": "sglang-runtime", "trtllm": "tensorrtllm-runtime"}
+
+
+def main_image(backend_framework: str = "") -> str:
+    """For a component whose main container has no image."""
+    runtime = _RUNTIME_IMAGES.get(backend_framework, "vllm-runtime")
+    return f'give the main container the Dynamo runtime image it runs, such as "nvcr.io/nvidia/ai-dynamo/{runtime}:1.4.0"'
+
+
+def grove_pathway(standalone: bool = False) -> str:
+    """For a feature that only the Grove pathway renders (minAvailable, the GPU Memory Service modes, forceScalingGroup)."""
+    if standalone:
+        return "a standalone DynamoComponentDeployment never runs on Grove: make it a component of a DynamoGraphDeployment on the Grove pathway"
+    return (
+        "put the graph on the Grove pathway: orchestrators.grove.enabled: true in the operator configuration "
+        "(--operator-config), or, without one, the setting gates.grove: true (Grove installed in the cluster); "
+        'a graph annotated nvidia.com/enable-grove: "false" stays on the component pathway'
+    )
+
+
+def checkpoints_disabled() -> str:
+    """For a checkpoint on a component while the operator configuration disables checkpoints."""
+    return "enable checkpoints in the operator configuration (checkpoint.enabled: true, with its storage) passed with --operator-config"
+
+
+def placeholder(value: str) -> str:
+    """For a name or namespace that is a template placeholder (``${DGD_NAME}``, ``<your-namespace>``), else empty."""
+    if any(mark in value for mark in ("${", "{{", "<", ">", "$(")):
+        return (
+            f"{show(value)} is a template placeholder: fill it in before rendering "
+            "(envsubst, helm template, or a kustomize patch), then render the result"
+        )
+    return ""
+
+
+def dns_name(value: str, limit: int, subdomain: bool) -> str:
+    """For a name the API server refuses: the nearest valid name, when there is one."""
+    import re
+
+    allowed = r"[^a-z0-9.-]" if subdomain else r"[^a-z0-9-]"
+    guess = re.sub(allowed, "-", value.lower())
+    guess = re.sub(r"-{2,}", "-", guess).strip("-.")[:limit].strip("-.")
+    if not guess or guess == value:
+        return ""
+    characters = 'lowercase letters, digits, "-" and "."' if subdomain else 'lowercase letters, digits and "-"'
+    return f"use {characters}, starting and ending with a letter or digit, such as {show(guess)}"
+
+
+__all__ = [
+    "checkpoints_disabled", "dns_name", "grove_pathway", "main_image", "placeholder", "quantity", "runtime_version",
+    "whole_number",
+]

@@ -81,7 +81,12 @@ def label_value_problem(value: str) -> str | None:
 def validate_namespace(namespace: str, field: str = "metadata.namespace") -> list[Result]:
     """Mirrors: objectmeta.go ValidateObjectMeta (namespace: ValidateNamespaceName)."""
     problem = dns1123_label_problem(namespace)
-    return [Result(f"invalid namespace {show(namespace)}: {problem}", field=field, code=Code.API_SERVER)] if problem else []
+    if not problem:
+        return []
+    from renderer import hints  # the error path only
+
+    hint = hints.placeholder(namespace) or hints.dns_name(namespace, 63, subdomain=False)
+    return [Result(f"invalid namespace {show(namespace)}: {problem}", field=field, code=Code.API_SERVER, hint=hint)]
 
 
 def validate_labels(labels: Mapping[str, str], field: str = "metadata.labels") -> list[Result]:

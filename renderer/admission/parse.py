@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from renderer.model import ValidationError
 
-from renderer import consts
+from renderer import consts, hints
 from renderer.gocompat import gotypes
 from renderer.admission import objectmeta, podrules, podtemplate_schema
 from renderer.admission.api import DCD, DynamoComponentDeploymentSpec, StrictModel
@@ -222,6 +222,7 @@ def parse_metadata(obj: dict[str, Any], default_namespace: str) -> tuple[ObjectM
                 f'invalid name "{name}": must be a lowercase RFC 1123 subdomain (lowercase alphanumerics, "-" and ".")',
                 field="metadata.name",
                 code=Code.API_SERVER,
+                hint=hints.placeholder(name) or hints.dns_name(name, 253, subdomain=True),
             )
         )
     namespace = meta.get("namespace")

@@ -127,7 +127,7 @@ def validate_shared_spec(
         else:
             error(override_message, "providerOverride")
     if spec.min_available is not None and not grove:
-        error("Forbidden: is currently supported only for Grove-backed DynamoGraphDeployment components", "minAvailable")
+        error("Forbidden: is currently supported only for Grove-backed DynamoGraphDeployment components", "minAvailable", hints.grove_pathway(ctx.standalone))
 
 
     def role_override(path: str) -> list[Result]:
@@ -186,7 +186,7 @@ def validate_shared_spec(
         if experimental.grove is not None and experimental.grove.force_scaling_group and not grove:
             error(
                 "Forbidden: is currently supported only for Grove-backed DynamoGraphDeployment components",
-                "experimental.grove.forceScalingGroup",
+                "experimental.grove.forceScalingGroup", hints.grove_pathway(ctx.standalone),
             )
         if experimental.checkpoint is not None and experimental.checkpoint.enabled:
             # Standalone DCDs get checkpoint-aware pod shaping (renderer.pod.checkpoint); graph components
@@ -203,7 +203,7 @@ def validate_shared_spec(
                     ).to_result()
                 )
             elif not ctx.checkpoint_gate:
-                error("Forbidden: checkpoint functionality is disabled in the operator configuration", "experimental.checkpoint")
+                error("Forbidden: checkpoint functionality is disabled in the operator configuration", "experimental.checkpoint", hints.checkpoints_disabled())
         for message, path in _checkpoint_rules(experimental):
             error(message, path)
 
@@ -215,7 +215,7 @@ def validate_shared_spec(
     elif main_index < 0:
         error("Required value: is required", "podTemplate.spec.containers")
     elif not containers[main_index].get("image"):
-        error("Required value: is required", f"podTemplate.spec.containers[{main_index}].image")
+        error("Required value: is required", f"podTemplate.spec.containers[{main_index}].image", hints.main_image(ctx.backend_framework))
     elif not ctx.standalone and not spec.runtime_version_override and parse_image_version(containers[main_index]["image"]) is None:
         error(f"Required value: {RUNTIME_OVERRIDE_REQUIRED}", "runtimeVersionOverride", hints.runtime_version(containers[main_index]["image"]))
     if main_index >= 0:

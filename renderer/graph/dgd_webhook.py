@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from renderer import consts
+from renderer import consts, hints
 from renderer.gocompat import gotypes
 from renderer.objects import epp
 from renderer.admission.objectmeta import DNS1123_SUBDOMAIN
@@ -49,7 +49,9 @@ def validate_dgd(
     out: list[Result] = []
 
     def error(message: str, path: str, severity: Severity = Severity.ERROR, code: Code = Code.WEBHOOK) -> None:
-        out.append(Result(message, severity=severity, field=path, code=code))
+        # a rule only the Grove pathway satisfies says how to get there
+        hint = hints.grove_pathway() if message.endswith(grove_requirement) else ""
+        out.append(Result(message, severity=severity, field=path, code=code, hint=hint))
 
     grove = provider == PROVIDER_GROVE
     grove_requirement = f'requires the Grove pathway, but workload provider "{PROVIDER_COMPONENT}" is selected'

@@ -144,3 +144,79 @@ def test_a_fractional_gpu_says_gpus_are_whole_units_with_the_value_written(tmp_p
         assert line.rstrip().removesuffix(" [render]").endswith(
             'fix: GPUs and other extended resources are counted in whole units: write a whole number such as "1" or "4"'
         ), (front_end, line)
+
+
+# --- names, pathways, settings, images: each hint, and its fix followed ----------------------------
+
+def _errors(tmp_path: Path, doc: dict[str, object], settings: dict[str, object] | None = None) -> list[str]:
+    path = tmp_path / "app.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    out, err = io.StringIO(), io.StringIO()
+    code = render_cmd.run([str(path)], settings or {}, out, err)
+    lines = [line for line in err.getvalue().splitlines() if "[error]" in line]
+    assert (code == 1) == bool(lines), err.getvalue()
+    return lines
+
+
+def _named(name: str, namespace: str = "llm") -> dict[str, Any]:
+    doc: dict[str, Any] = dgd(PLACEHOLDER.replace("my-tag", "1.4.0"))
+    doc["metadata"] = {"name": name, "namespace": namespace}
+    return doc
+
+
+def test_an_invalid_name_suggests_the_nearest_valid_one_and_it_renders(tmp_path: Path) -> None:
+    [line] = _errors(tmp_path, _named("Qwen3_Chat"))
+    assert 'metadata.name: invalid name "Qwen3_Chat"' in line
+    assert line.endswith('fix: use lowercase letters, digits, "-" and ".", starting and ending with a letter or digit, such as "qwen3-chat" [api-server]')
+    assert _errors(tmp_path, _named("qwen3-chat")) == []
+
+
+def test_an_invalid_namespace_suggests_a_label_without_dots(tmp_path: Path) -> None:
+    [line] = _errors(tmp_path, _named("chat", "LLM.Prod"))
+    assert line.endswith('such as "llm-prod" [api-server]'), line
+    assert _errors(tmp_path, _named("chat", "llm-prod")) == []
+
+
+def test_a_template_placeholder_says_to_fill_it_in(tmp_path: Path) -> None:
+    [line] = _errors(tmp_path, _named("${DGD_NAME}"))
+    assert line.endswith(
+        'fix: "${DGD_NAME}" is a template placeholder: fill it in before rendering (envsubst, helm template, '
+        "or a kustomize patch), then render the result [api-server]"
+    ), line
+    [line] = _errors(tmp_path, _named("chat", "<your-namespace>"))
+    assert '"<your-namespace>" is a template placeholder' in line
+
+
+def test_a_grove_only_field_says_how_to_reach_the_grove_pathway_and_the_gate_does(tmp_path: Path) -> None:
+    doc = dgd(PLACEHOLDER.replace("my-tag", "1.4.0"), minAvailable=1)
+    [line] = _errors(tmp_path, doc)
+    assert "minAvailable: Forbidden: is currently supported only for Grove-backed DynamoGraphDeployment components; " in line
+    assert "fix: put the graph on the Grove pathway: orchestrators.grove.enabled: true in the operator configuration" in line
+    assert "gates.grove: true" in line
+    config = tmp_path / "settings.yaml"
+    config.write_text(yaml.safe_dump({
+        "apiVersion": "config.dynamo-render.dev/v1alpha1", "kind": "DynamoRenderConfig", "metadata": {"name": "s"},
+        "spec": {"gates": {"grove": True}},
+    }))
+    assert _errors(tmp_path, doc, {"config": str(config)}) == []
+
+
+def test_a_standalone_component_is_told_grove_needs_a_graph(tmp_path: Path) -> None:
+    doc = dcd({})
+    spec: dict[str, Any] = doc["spec"]  # type: ignore[assignment]
+    spec["minAvailable"] = 1
+    [line] = _errors(tmp_path, doc)
+    assert line.endswith(
+        "fix: a standalone DynamoComponentDeployment never runs on Grove: make it a component of a "
+        "DynamoGraphDeployment on the Grove pathway [webhook]"
+    ), line
+
+
+def test_a_missing_main_image_names_the_backends_runtime_image(tmp_path: Path) -> None:
+    doc = dcd({})
+    spec: dict[str, Any] = doc["spec"]  # type: ignore[assignment]
+    spec["backendFramework"] = "sglang"
+    del spec["podTemplate"]["spec"]["containers"][0]["image"]
+    [line] = _errors(tmp_path, doc)
+    assert "containers[0].image: Required value: is required; " in line
+    assert line.endswith('fix: give the main container the Dynamo runtime image it runs, such as "nvcr.io/nvidia/ai-dynamo/sglang-runtime:1.4.0" [webhook]')

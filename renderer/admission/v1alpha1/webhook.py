@@ -65,12 +65,20 @@ def validate_dgd(spec: dict[str, Any], name: str, namespace: str) -> list[Result
         if not isinstance(service, dict):
             continue
         dynamo_namespace = compute_dynamo_namespace(bool(service.get("globalDynamoNamespace")), namespace, name)
-        out += _validate_shared(service, f"spec.services[{service_name}]", dynamo_namespace, allow_missing_override=False)
+        out += _validate_shared(
+            service, f"spec.services[{service_name}]", dynamo_namespace, allow_missing_override=False,
+            backend_framework=str(spec.get("backendFramework") or ""),
+        )
     return out
 
 
-def _validate_shared(spec: dict[str, Any], path: str, dynamo_namespace: str, allow_missing_override: bool) -> list[Result]:
-    """Mirrors: shared_v1alpha1.go validateDynamoComponentDeploymentSharedSpecV1alpha1"""
+def _validate_shared(
+    spec: dict[str, Any], path: str, dynamo_namespace: str, allow_missing_override: bool, backend_framework: str = ""
+) -> list[Result]:
+    """Mirrors: shared_v1alpha1.go validateDynamoComponentDeploymentSharedSpecV1alpha1
+
+    ``backend_framework`` (the graph's, for a service) only shapes the hint of a missing image.
+    """
     out: list[Result] = []
 
     def error(message: str, field: str, hint: str = "") -> None:
@@ -128,7 +136,7 @@ def _validate_shared(spec: dict[str, Any], path: str, dynamo_namespace: str, all
     # Runtime version, in its v1alpha1 form (the request's source version).
     image = (extra.get("mainContainer") or {}).get("image") or ""
     if not image:
-        error("Required value: is required", "extraPodSpec.mainContainer.image")
+        error("Required value: is required", "extraPodSpec.mainContainer.image", hints.main_image(str(spec.get("backendFramework") or backend_framework)))
     elif not allow_missing_override and not spec.get("runtimeVersionOverride") and parse_image_version(image) is None:
         error(f"Required value: {RUNTIME_OVERRIDE_REQUIRED}", "runtimeVersionOverride", hints.runtime_version(image))
     return out
