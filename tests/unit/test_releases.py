@@ -11,6 +11,8 @@ import pytest
 
 from plugin.settings import resolve_settings
 from renderer.releases import REFERENCE, RELEASES, Delta, default_release, find_release
+from renderer.results import Code, Result, Severity
+from tests.fuzz.support import Run, render
 
 
 def test_reference_commit_is_the_default_until_a_release_ledger_is_complete() -> None:
@@ -134,3 +136,28 @@ def test_a_later_release_inherits_the_open_lines_of_the_releases_before_it() -> 
     assert set(RELEASES["1.5.0"].open) <= set(RELEASES["1.5.1"].unported)
     assert not RELEASES["1.5.1"].complete or not RELEASES["1.5.0"].open
     assert RELEASES[REFERENCE].unported == () and RELEASES[REFERENCE].complete
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "vllm-agg.yaml"
+
+
+def _incomplete(run: Run) -> list[Result]:
+    return [r for r in run.results if r.code is Code.INCOMPLETE_RELEASE]
+
+
+def test_a_render_under_an_incomplete_profile_warns_naming_every_change_it_lacks() -> None:
+    run = render([EXAMPLE], operator_release="1.5.1")
+    (note,) = _incomplete(run)
+    assert run.code == 0 and note.severity is Severity.WARNING
+    assert RELEASES["1.5.1"].unported and all(change in note.message for change in RELEASES["1.5.1"].unported)
+    assert "operator release 1.5.1 is incomplete" in note.message and "docs/operator-releases.md" in note.message
+
+
+def test_the_incomplete_profile_warning_fails_a_strict_run() -> None:
+    run = render([EXAMPLE], operator_release="1.5.0", strict=True)
+    (note,) = _incomplete(run)
+    assert note.is_error and run.code == 1 and run.stdout == ""
+
+
+def test_the_reference_profile_renders_without_the_warning() -> None:
+    assert _incomplete(render([EXAMPLE])) == [] and _incomplete(render([EXAMPLE], operator_release=REFERENCE)) == []
