@@ -8,9 +8,10 @@ module is forked per version (DESIGN.md decision 17).
 
 ``docs/operator-releases.md`` is the ledger behind this table: every upstream change of each
 named release with its verdict (ported, no render effect, not portable offline, open) and its
-evidence. ``Release.open`` lists the changes the ledger still has open with a render effect: a
-profile with any is incomplete, and every render under it says so (a warning naming them; an
-error under strict).
+evidence. ``Release.open`` lists the changes the ledger still has open with a possible render
+effect for that release; ``Release.unported`` adds the earlier releases' (a release ships them
+all). A profile with any is incomplete, and every render under it says so
+(``renderer.bundle_notes.incomplete_release_note``: a warning naming them; an error under strict).
 
 Mirrors: the release line of ai-dynamo/dynamo (v1.5.0 and later release notes; the deprecations
 ledger), as recorded in docs/operator-releases.md.
