@@ -17,8 +17,8 @@ from tests.fuzz.support import Run, render
 
 def test_reference_commit_is_the_default_until_a_release_ledger_is_complete() -> None:
     assert default_release().name == REFERENCE or default_release().complete
-    if any(release.open for name, release in RELEASES.items() if name != REFERENCE):
-        incomplete = [name for name, release in RELEASES.items() if name != REFERENCE and release.open]
+    if any(not release.complete for name, release in RELEASES.items() if name != REFERENCE):
+        incomplete = [name for name, release in RELEASES.items() if name != REFERENCE and not release.complete]
         assert default_release().rank < min(RELEASES[name].rank for name in incomplete) or default_release().complete
 
 
