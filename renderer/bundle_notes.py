@@ -9,6 +9,7 @@ from typing import Any
 
 from renderer.cluster.state import BUNDLE_SOURCE, ClusterState
 from renderer.config import RenderConfig
+from renderer.releases import REFERENCE, Release
 from renderer.results import Code, ResourceRef, Result, Severity
 
 
@@ -56,7 +57,25 @@ def bundle_notes(config: RenderConfig, cluster: ClusterState, rendered_any: bool
                 code=Code.NOTE,
             )
         )
+    if rendered_any and config.release.unported:
+        notes.append(incomplete_release_note(config.release))
     return notes + namespace_shared_notes(shared, config)
+
+
+def incomplete_release_note(release: Release) -> Result:
+    """The warning every render under an incomplete release profile carries, naming the changes it lacks.
+
+    The ledger (docs/operator-releases.md) lists each release's changes; the ones still open with
+    a possible render effect, for this release and the releases before it, are missing from the
+    output. A warning, so ``strict`` fails the run (DESIGN.md decision 17).
+    """
+    missing = ", ".join(release.unported)
+    return Result(
+        f"operator release {release.name} is incomplete: this render lacks its changes not ported yet "
+        f"(ai-dynamo/dynamo{missing}; docs/operator-releases.md); --operator-release {REFERENCE} renders the reference commit",
+        severity=Severity.WARNING,
+        code=Code.INCOMPLETE_RELEASE,
+    )
 
 
 def namespace_shared_notes(shared: dict[str, list[str]], config: RenderConfig) -> list[Result]:

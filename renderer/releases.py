@@ -8,9 +8,10 @@ module is forked per version (DESIGN.md decision 17).
 
 ``docs/operator-releases.md`` is the ledger behind this table: every upstream change of each
 named release with its verdict (ported, no render effect, not portable offline, open) and its
-evidence. ``Release.open`` lists the changes the ledger still has open with a render effect: a
-profile with any is incomplete, and every render under it says so (a warning naming them; an
-error under strict).
+evidence. ``Release.open`` lists the changes the ledger still has open with a possible render
+effect for that release; ``Release.unported`` adds the earlier releases' (a release ships them
+all). A profile with any is incomplete, and every render under it says so
+(``renderer.bundle_notes.incomplete_release_note``: a warning naming them; an error under strict).
 
 Mirrors: the release line of ai-dynamo/dynamo (v1.5.0 and later release notes; the deprecations
 ledger), as recorded in docs/operator-releases.md.
@@ -51,9 +52,23 @@ class Release:
     date: str = ""
 
     @property
+    def unported(self) -> tuple[str, ...]:
+        """The open render-visible lines this profile renders without: its own and every earlier release's.
+
+        A release ships every change of the releases before it, so a line still open in 1.5.0 is
+        missing from the 1.5.1 profile too.
+        """
+        return tuple(
+            change
+            for release in _PROFILES
+            if not release.is_reference and release.rank <= self.rank
+            for change in release.open
+        )
+
+    @property
     def complete(self) -> bool:
-        """Whether the ledger has no open line with a render effect for this profile."""
-        return not self.open
+        """Whether the ledger has no open line with a render effect for this profile or a release before it."""
+        return not self.unported
 
     @property
     def is_reference(self) -> bool:
@@ -70,18 +85,20 @@ class Release:
         return other is not None and self.rank >= other.rank
 
 
-# The profiles the project names, oldest first. Each release's ``open`` tuple mirrors the
-# ledger's open render-visible lines for that release (a unit test keeps the two in step).
+# The profiles the project names, oldest first. Each release's ``open`` tuple names the ledger's
+# open lines with a possible render effect for that release alone (docs/operator-releases.md;
+# tests/unit/test_releases.py keeps the two in step); ``Release.unported`` adds the earlier releases'.
 _PROFILES: tuple[Release, ...] = (
     Release(REFERENCE, "1.5.0", 0, date="2026-08-21"),
     Release(
         "1.5.0", "1.5.0", 1, date="2026-09-18",
         open=(
-            "#13512", "#11083", "#11355", "#14419", "#14076", "#13689", "#13763", "#14249", "#14338", "#14855",
-            "#14341", "#14083",
+            "#11083", "#11355", "#13218", "#13512", "#13689", "#13763", "#14076", "#14083", "#14249", "#14338",
+            "#14341", "#14724", "#14797", "#14855",
         ),
     ),
-    Release("1.5.1", "1.5.1", 2, open=("v1.5.1 change list not yet reviewed",)),
+    # v1.5.1 ships no operator change of its own (the ledger's 1.5.1 section); it inherits 1.5.0's open lines.
+    Release("1.5.1", "1.5.1", 2, date="2026-10-06"),
 )
 
 RELEASES: dict[str, Release] = {release.name: release for release in _PROFILES}

@@ -46,6 +46,7 @@ class Code(str, enum.Enum):
     PRESERVED = "preserved-content"  # a value only a preservation annotation carries takes effect (a warning; an error in validate and under strict)
     NOTE = "note"  # an info note: which default or cluster fact was assumed, what a run rendered or pruned
     NAMESPACE_SHARED = "namespace-shared"  # objects every graph of a namespace shares were rendered or left out
+    INCOMPLETE_RELEASE = "incomplete-release"  # the selected operator release profile lacks changes its ledger has open
     UNCLASSIFIED = "unclassified"  # the producer did not say (never expected in output)
 
 
