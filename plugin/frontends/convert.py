@@ -86,13 +86,44 @@ def convert_object(
         return obj
     if as_stored:
         return stored
-    from plugin.frontends.convert_minimal import minimise
+    from plugin.frontends.convert_minimal import UNCHECKED, minimise
 
     converted, kept = minimise(obj, stored, context)
+    if kept == [UNCHECKED]:
+        results.append(_unchecked(obj, stored, context, ref, file, index))
+        return obj
     if kept:
         results.append(Result("; ".join(kept), severity=Severity.INFO, resource=ref, file=file, index=index,
                               code=Code.NOTE))
     return converted
+
+
+def _unchecked(obj: dict[str, Any], stored: dict[str, Any], context: Sequence[Any], ref: ResourceRef, file: str, index: int) -> Result:
+    """The refusal of an object whose conversion keeps a preservation annotation no render can check.
+
+    The default output promises that rendering it gives what rendering the input gives; an input
+    that does not render cannot be held to that, and the opaque annotation would go into Git
+    unreviewed. The error names the first reason the input does not render, with its fix.
+    """
+    from plugin.frontends.convert_check import render_problems
+    from plugin.frontends.convert_minimal import PRESERVATION_KEYS
+
+    annotations = (stored.get("metadata") or {}).get("annotations") or {}
+    keys = [key for key in PRESERVATION_KEYS if key in annotations]
+    problems = render_problems([*context, obj])
+    first = problems[0] if problems else None
+    reason = ""
+    if first is not None:
+        reason = f": {first.field + ': ' if first.field else ''}{first.message}"
+    fix = "make the input render, then convert again"
+    if first is not None and first.hint:
+        fix = f"{first.hint}, then convert again"
+    return Result(
+        f"not converted: the v1beta1 object would carry {' and '.join(keys)} (a JSON copy of v1alpha1 fields), and the "
+        f"input does not render, so what the render needs of it cannot be checked{reason}",
+        resource=ref, file=file, index=index, code=Code.CONVERSION,
+        hint=f"{fix}; or pass --as-stored to write exactly what the API server would store, annotation included",
+    )
 
 
 def report(results: Sequence[Result], stream: TextIO, texts: Mapping[str, str] | None = None) -> None:

@@ -29,6 +29,17 @@ DEFAULT_NAMESPACE = "default"
 Rendering = tuple[tuple[str, ...] | None, ...]
 
 
+def render_problems(objects: Sequence[Any]) -> list[Result]:
+    """Why ``objects`` do not render on the component pathway: its errors (empty when they render there)."""
+    results: list[Result] = []
+    try:
+        for _ in stream_bundle((Item(obj, "", i) for i, obj in enumerate(objects)), CHECK_CONFIGS[0], DEFAULT_NAMESPACE, results):
+            pass
+    except RecursionError:  # pragma: no cover - hostile nesting
+        return [Result("too deeply nested to render")]
+    return [r for r in results if r.is_error]
+
+
 def rendering(objects: Sequence[Any]) -> Rendering | None:
     """The objects ``objects`` render to under each checked configuration (sorted; None where it fails).
 
