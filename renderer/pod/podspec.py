@@ -25,6 +25,8 @@ from renderer.pod.checkpoint import CheckpointInfo
 from renderer.pod.checkpoint_restore import apply_probe_cadence
 from renderer.cluster.state import ClusterState
 from renderer.pod.components import ComponentContext, base_container, base_pod_spec, frontend_container
+from renderer.pod.runtime_gates import resolve_component_runtime_version
+from renderer.releases import REFERENCE_RELEASE, Release
 from renderer.records import replace
 from renderer.operator_config import OperatorConfiguration
 from renderer.pod.labels import (
@@ -328,12 +330,15 @@ def generate_base_pod_spec(
     gpu_count: Callable[[], int],
     checkpoint: CheckpointInfo | None = None,
     deployer: Deployer = LWS,
+    release: Release = REFERENCE_RELEASE,
 ) -> dict[str, Any]:
     """The pod spec the operator builds for one role of a DCD.
 
     ``workload_type`` replaces ``spec.type`` for the defaults, env and worker hash (legacy
     worker selectors); the backend framework still comes from the original type. ``deployer``
     is the multinode deployer: LeaderWorkerSet on the DCD path, Grove on the Grove pathway.
+    ``release`` is the operator release rendered: its runtime-gated defaults read the
+    component's resolved runtime version.
     Mirrors: internal/dynamo/graph.go GenerateBasePodSpecForController + GenerateBasePodSpec.
     """
     framework = backend_framework(dcd)
@@ -346,7 +351,9 @@ def generate_base_pod_spec(
         labels[consts.LABEL_WORKER_HASH] = worker_hash
     number_of_nodes = dcd.spec.number_of_nodes
 
-    # Component context: Dynamo namespace from the parent name (DCD labels are ignored here).
+    # Component context: Dynamo namespace from the parent name (DCD labels are ignored here),
+    # and the runtime version from the override, else the main image tag.
+    main = dcd.main_container() or {}
     ctx = ComponentContext(
         component_type=workload_type,
         dynamo_namespace=compute_dynamo_namespace(dcd.spec.global_dynamo_namespace, dcd.namespace, parent),
@@ -356,6 +363,8 @@ def generate_base_pod_spec(
         discovery_mode=kube_discovery_mode(annotations),
         epp_config=dcd.spec.epp_config,
         worker_hash_suffix=labels.get(consts.LABEL_WORKER_HASH, "") if is_worker_component(workload_type) else "",
+        runtime_version=resolve_component_runtime_version(str(main.get("image") or ""), dcd.spec.runtime_version_override or ""),
+        release=release,
     )
 
     # Defaults for the component type, then the user's main container over them.
