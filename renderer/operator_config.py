@@ -121,17 +121,17 @@ class Infrastructure(_Loose):
     etcd_address: str = ""
     model_express_url: str = Field(default="", alias="modelExpressURL")
     prometheus_endpoint: str = ""
-    # Operator 1.5.0 (TRANSPORT_TLS): refused by name under a profile without it.
-    nats_tls_ca_path: str = Field(default="", alias="natsTLSCAPath")
-    nats_tls_client_cert_path: str = Field(default="", alias="natsTLSClientCertPath")
-    nats_tls_client_key_path: str = Field(default="", alias="natsTLSClientKeyPath")
-    tcp_tls_cert_path: str = Field(default="", alias="tcpTLSCertPath")
-    tcp_tls_key_path: str = Field(default="", alias="tcpTLSKeyPath")
-    tcp_tls_ca_path: str = Field(default="", alias="tcpTLSCAPath")
-    tcp_tls_client_cert_path: str = Field(default="", alias="tcpTLSClientCertPath")
-    tcp_tls_client_key_path: str = Field(default="", alias="tcpTLSClientKeyPath")
-    tcp_tls_client_ca_path: str = Field(default="", alias="tcpTLSClientCAPath")
-    tcp_tls_server_name: str = Field(default="", alias="tcpTLSServerName")
+    # Operator 1.5.0 (TRANSPORT_TLS): refused by name under a profile without it; None when unset.
+    nats_tls_ca_path: str | None = Field(default=None, alias="natsTLSCAPath")
+    nats_tls_client_cert_path: str | None = Field(default=None, alias="natsTLSClientCertPath")
+    nats_tls_client_key_path: str | None = Field(default=None, alias="natsTLSClientKeyPath")
+    tcp_tls_cert_path: str | None = Field(default=None, alias="tcpTLSCertPath")
+    tcp_tls_key_path: str | None = Field(default=None, alias="tcpTLSKeyPath")
+    tcp_tls_ca_path: str | None = Field(default=None, alias="tcpTLSCAPath")
+    tcp_tls_client_cert_path: str | None = Field(default=None, alias="tcpTLSClientCertPath")
+    tcp_tls_client_key_path: str | None = Field(default=None, alias="tcpTLSClientKeyPath")
+    tcp_tls_client_ca_path: str | None = Field(default=None, alias="tcpTLSClientCAPath")
+    tcp_tls_server_name: str | None = Field(default=None, alias="tcpTLSServerName")
 
 
 class IngressConfiguration(_Loose):
@@ -395,7 +395,7 @@ def validate_transport_tls(infra: Infrastructure) -> list[tuple[str, str]]:
         if bool(cert) != bool(key):
             out.append((
                 f"infrastructure.{cert_name}",
-                f"Invalid value: {go_quote(cert)}: {cert_name} and {key_name} must be set together",
+                f"Invalid value: {go_quote(cert or '')}: {cert_name} and {key_name} must be set together",
             ))
     return out
 
