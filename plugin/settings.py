@@ -29,7 +29,7 @@ from renderer.config import RenderConfig, build_render_config
 from renderer.operator_config import DEFAULT_OPERATOR_VERSION, OperatorConfiguration, parse_operator_config
 from renderer.model import BaseModel, ConfigDict, CustomError, Field, ValidationError, field_validator
 from renderer.records import dataclass, field, replace
-from renderer.releases import Release, default_release, find_release, release_names
+from renderer.releases import REFERENCE_RELEASE, Release, default_release, find_release, release_names
 from renderer.results import Code, ResourceRef, Result, Severity, field_path, strict
 
 RENDER_CONFIG_API_VERSION = "config.dynamo-render.dev/v1alpha1"
@@ -356,25 +356,25 @@ def _read_single_document(path: str, confine_to: str | None = None) -> tuple[dic
     return docs[0].obj, []
 
 
-def load_operator_config(path: str, confine_to: str | None = None) -> tuple[OperatorConfiguration | None, list[Result]]:
-    """Read an OperatorConfiguration document from a file (inside ``confine_to`` when given)."""
+def load_operator_config(path: str, confine_to: str | None = None, release: Release = REFERENCE_RELEASE) -> tuple[OperatorConfiguration | None, list[Result]]:
+    """Read an OperatorConfiguration document from a file (inside ``confine_to`` when given), as ``release`` reads it."""
     doc, results = _read_single_document(path, confine_to)
     if doc is None:
         return None, results
     if doc.get("kind", consts.OPERATOR_CONFIG_KIND) != consts.OPERATOR_CONFIG_KIND:
         return None, [Result(f'expected kind "{consts.OPERATOR_CONFIG_KIND}", got "{doc.get("kind")}"', file=path, field="kind", code=Code.CONFIG)]
-    cfg, problems = parse_operator_config(doc)
+    cfg, problems = parse_operator_config(doc, release=release)
     return cfg, [p.with_source(path, 0) for p in problems]
 
 
-def _parse_inline_operator_config(text: str, label: str) -> tuple[OperatorConfiguration | None, list[Result]]:
+def _parse_inline_operator_config(text: str, label: str, release: Release = REFERENCE_RELEASE) -> tuple[OperatorConfiguration | None, list[Result]]:
     """An operator configuration given as YAML or JSON text (an option's value named ``label``)."""
     docs, problems = load_documents(text, "")
     if problems:
         return None, [Result(p.message, field=label, code=p.code) for p in problems]
     if len(docs) != 1 or not isinstance(docs[0].obj, dict):
         return None, [Result("expected exactly one YAML or JSON object", field=label, code=Code.CONFIG)]
-    return parse_operator_config(docs[0].obj, label)
+    return parse_operator_config(docs[0].obj, label, release)
 
 
 def _merged(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
@@ -503,7 +503,8 @@ def resolve_settings(
     if spec.cluster_state_path is not None:
         nested_state = locate(spec.cluster_state_path, base_dir, "spec.clusterStatePath", nested_trusted, origin)
 
-    # The operator configuration: given's, else the settings file's own, else below's.
+    # The operator configuration (given's, else the settings file's own, else below's), read as the profile's release reads it.
+    release = (find_release(spec.operator_release) if spec.operator_release else None) or default_release()
     file_gives_operator = config_operator is not None or spec.operator_config is not None or spec.operator_config_path is not None
     option = _operator_option(given) or (None if file_gives_operator else _operator_option(below))
     operator: OperatorConfiguration | None = None
@@ -512,16 +513,16 @@ def resolve_settings(
         trusted = "operator-config-path" in policy.trusted
         path = locate(option[1], policy.base, policy.label("operator-config-path"), trusted)
         if path is not None:
-            operator, problems = load_operator_config(path, policy.confine_to(trusted))
+            operator, problems = load_operator_config(path, policy.confine_to(trusted), release)
     elif option is not None:
-        operator, problems = _parse_inline_operator_config(option[1], policy.label("operator-config"))
+        operator, problems = _parse_inline_operator_config(option[1], policy.label("operator-config"), release)
     elif config_operator is not None:
-        operator, problems = load_operator_config(config_operator, policy.confine_to(config_trusted))
+        operator, problems = load_operator_config(config_operator, policy.confine_to(config_trusted), release)
     elif spec.operator_config is not None:
-        operator, problems = parse_operator_config(spec.operator_config, "spec.operatorConfig")
+        operator, problems = parse_operator_config(spec.operator_config, "spec.operatorConfig", release)
         problems = [p.with_source(origin, 0) if origin else p for p in problems]
     elif nested_operator is not None:
-        operator, problems = load_operator_config(nested_operator, policy.confine_to(nested_trusted))
+        operator, problems = load_operator_config(nested_operator, policy.confine_to(nested_trusted), release)
     results.extend(problems)
 
     # The cluster-state file: the option's, else the config's.
@@ -542,8 +543,6 @@ def resolve_settings(
         return None, _shown(results, policy)
 
     gates = spec.gates
-    release = find_release(spec.operator_release) if spec.operator_release else None
-    release = release or default_release()
     resolved = Settings(
         namespace=given.get("namespace") or spec.namespace or below.get("namespace") or "default",
         keep_sources=spec.keep_sources,

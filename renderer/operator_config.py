@@ -17,7 +17,8 @@ from renderer.model import BaseModel, ConfigDict, Field, ValidationError
 
 from renderer import consts
 from renderer.records import replace
-from renderer.results import Code, Result, Severity, field_path
+from renderer.releases import REFERENCE_RELEASE, Delta, Release
+from renderer.results import Code, Result, Severity, field_path, go_quote
 
 # The operator release at the reference commit (deploy/helm/charts/platform Chart appVersion).
 DEFAULT_OPERATOR_VERSION = "1.5.0"
@@ -94,11 +95,44 @@ class Orchestrators(_Loose):
     volcano_scheduler: Toggle = Field(default_factory=Toggle)
 
 
+TRANSPORT_TLS = Delta(
+    "#13689",
+    "1.5.0",
+    "TLS certificate paths in InfrastructureConfiguration, injected as NATS_TLS_* / DYN_TCP_TLS_* env into every DGD pod",
+)
+
+# The InfrastructureConfiguration TLS fields operator 1.5.0 added, as (field, JSON name, env
+# var it injects), in the order the operator injects them (ai-dynamo/dynamo#13689).
+TRANSPORT_TLS_FIELDS: tuple[tuple[str, str, str], ...] = (
+    ("nats_tls_ca_path", "natsTLSCAPath", "NATS_TLS_CA_CERT_PATH"),
+    ("nats_tls_client_cert_path", "natsTLSClientCertPath", "NATS_TLS_CLIENT_CERT_PATH"),
+    ("nats_tls_client_key_path", "natsTLSClientKeyPath", "NATS_TLS_CLIENT_KEY_PATH"),
+    ("tcp_tls_cert_path", "tcpTLSCertPath", "DYN_TCP_TLS_CERT_PATH"),
+    ("tcp_tls_key_path", "tcpTLSKeyPath", "DYN_TCP_TLS_KEY_PATH"),
+    ("tcp_tls_ca_path", "tcpTLSCAPath", "DYN_TCP_TLS_CA_CERT_PATH"),
+    ("tcp_tls_client_cert_path", "tcpTLSClientCertPath", "DYN_TCP_TLS_CLIENT_CERT_PATH"),
+    ("tcp_tls_client_key_path", "tcpTLSClientKeyPath", "DYN_TCP_TLS_CLIENT_KEY_PATH"),
+    ("tcp_tls_client_ca_path", "tcpTLSClientCAPath", "DYN_TCP_TLS_CLIENT_CA_CERT_PATH"),
+    ("tcp_tls_server_name", "tcpTLSServerName", "DYN_TCP_TLS_SERVER_NAME"),
+)
+
+
 class Infrastructure(_Loose):
     nats_address: str = ""
     etcd_address: str = ""
     model_express_url: str = Field(default="", alias="modelExpressURL")
     prometheus_endpoint: str = ""
+    # Operator 1.5.0 (TRANSPORT_TLS): refused by name under a profile without it; None when unset.
+    nats_tls_ca_path: str | None = Field(default=None, alias="natsTLSCAPath")
+    nats_tls_client_cert_path: str | None = Field(default=None, alias="natsTLSClientCertPath")
+    nats_tls_client_key_path: str | None = Field(default=None, alias="natsTLSClientKeyPath")
+    tcp_tls_cert_path: str | None = Field(default=None, alias="tcpTLSCertPath")
+    tcp_tls_key_path: str | None = Field(default=None, alias="tcpTLSKeyPath")
+    tcp_tls_ca_path: str | None = Field(default=None, alias="tcpTLSCAPath")
+    tcp_tls_client_cert_path: str | None = Field(default=None, alias="tcpTLSClientCertPath")
+    tcp_tls_client_key_path: str | None = Field(default=None, alias="tcpTLSClientKeyPath")
+    tcp_tls_client_ca_path: str | None = Field(default=None, alias="tcpTLSClientCAPath")
+    tcp_tls_server_name: str | None = Field(default=None, alias="tcpTLSServerName")
 
 
 class IngressConfiguration(_Loose):
@@ -298,7 +332,7 @@ CHART_DEFAULTS_HINT = (
 )
 
 
-def validate_operator_config(cfg: OperatorConfiguration) -> list[Result]:
+def validate_operator_config(cfg: OperatorConfiguration, release: Release = REFERENCE_RELEASE) -> list[Result]:
     """The operator's startup validation of its (defaulted) configuration.
 
     Mirrors: api/config/validation/validation.go ValidateOperatorConfiguration.
@@ -308,6 +342,10 @@ def validate_operator_config(cfg: OperatorConfiguration) -> list[Result]:
     def err(path: str, message: str) -> None:
         hint = CHART_DEFAULTS_HINT if path in CHART_SET_REQUIRED else ""
         out.append(Result(message, field=path, code=Code.CONFIG, hint=hint))
+
+    if release.ships(TRANSPORT_TLS):
+        for path, message in validate_transport_tls(cfg.infrastructure):
+            err(path, message)
 
     for path, port in (
         ("server.metrics.port", cfg.server.metrics.port),
@@ -359,8 +397,61 @@ def validate_operator_config(cfg: OperatorConfiguration) -> list[Result]:
     return out
 
 
-def parse_operator_config(doc: dict[str, Any], prefix: str = "") -> tuple[OperatorConfiguration | None, list[Result]]:
-    """Parse, default and validate an OperatorConfiguration document."""
+def validate_transport_tls(infra: Infrastructure) -> list[tuple[str, str]]:
+    """Operator 1.5.0's startup rules on the TLS paths: each client identity is a cert and key pair.
+
+    A client certificate without its key, or a key without its certificate, stops the operator
+    at start-up, for the TCP and the NATS transport alike. Only the pair rules are ported: the
+    PR's diff shows them; the rest of the dependency chain the release notes mention is open
+    (docs/operator-releases.md).
+
+    Mirrors: ai-dynamo/dynamo#13689 (release 1.5.0): api/config/validation/validation.go
+    validateInfrastructure (the "must be set together" rules).
+    """
+    out: list[tuple[str, str]] = []
+    for cert, key, cert_name, key_name in (
+        (infra.tcp_tls_client_cert_path, infra.tcp_tls_client_key_path, "tcpTLSClientCertPath", "tcpTLSClientKeyPath"),
+        (infra.nats_tls_client_cert_path, infra.nats_tls_client_key_path, "natsTLSClientCertPath", "natsTLSClientKeyPath"),
+    ):
+        if bool(cert) != bool(key):
+            out.append((
+                f"infrastructure.{cert_name}",
+                f"Invalid value: {go_quote(cert or '')}: {cert_name} and {key_name} must be set together",
+            ))
+    return out
+
+
+def refuse_transport_tls(doc: dict[str, Any], prefix: str, release: Release) -> list[Result]:
+    """The TLS path fields under a profile without them: refused, naming the release that added them.
+
+    Ported from ai-dynamo/dynamo#13689 (release 1.5.0): InfrastructureConfiguration has no TLS
+    fields before it, so the operator would ignore them and inject nothing.
+    """
+    if release.ships(TRANSPORT_TLS):
+        return []
+    infra = doc.get("infrastructure")
+    if not isinstance(infra, dict):
+        return []
+    return [
+        Result(
+            f"not in operator {release.name}; added in {TRANSPORT_TLS.release} "
+            f"(ai-dynamo/dynamo{TRANSPORT_TLS.change}: TLS certificate paths injected into every pod)",
+            field=field_path(prefix, ("infrastructure", name)),
+            code=Code.UNKNOWN_FIELD,
+        )
+        for _, name, _ in TRANSPORT_TLS_FIELDS
+        if name in infra
+    ]
+
+
+def parse_operator_config(
+    doc: dict[str, Any], prefix: str = "", release: Release = REFERENCE_RELEASE
+) -> tuple[OperatorConfiguration | None, list[Result]]:
+    """Parse, default and validate an OperatorConfiguration document.
+
+    ``release`` is the operator release rendered: fields a later release added are refused
+    naming it.
+    """
     results: list[Result] = []
     if doc.get("apiVersion", consts.OPERATOR_CONFIG_API_VERSION) != consts.OPERATOR_CONFIG_API_VERSION:
         results.append(
@@ -377,10 +468,11 @@ def parse_operator_config(doc: dict[str, Any], prefix: str = "") -> tuple[Operat
             results.append(Result(str(error["msg"]).lower(), field=field_path(prefix, tuple(error["loc"])), code=Code.CONFIG))
         return None, results
     results.extend(_unknown_fields(cfg, prefix))
+    results.extend(refuse_transport_tls(doc, prefix, release))
     cfg = set_operator_defaults(cfg)
     results.extend(
         replace(r, field=field_path(prefix, (r.field,)) if prefix else r.field)
-        for r in validate_operator_config(cfg)
+        for r in validate_operator_config(cfg, release)
     )
     if any(r.is_error for r in results):
         return None, results

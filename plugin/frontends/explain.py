@@ -218,7 +218,7 @@ class Renderer:
         choices = self.choices
         if field.settings_part == "operator":
             dumped = operator.model_dump(by_alias=True, exclude_none=True)
-            changed, problems = parse_operator_config(_with(dumped, field.steps, new))
+            changed, problems = parse_operator_config(_with(dumped, field.steps, new), release=self.settings.config.release)
             if changed is None or any(p.is_error for p in problems):
                 return None
             operator = changed

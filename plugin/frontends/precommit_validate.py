@@ -133,6 +133,7 @@ def validate_settings_documents(documents: Sequence[Document]) -> list[Result]:
     """
     from plugin.settings import RENDER_CONFIG_KIND, is_settings_document, parse_render_settings
     from renderer.operator_config import parse_operator_config
+    from renderer.releases import default_release, find_release
     from renderer.results import ResourceRef
 
     results: list[Result] = []
@@ -144,7 +145,10 @@ def validate_settings_documents(documents: Sequence[Document]) -> list[Result]:
             spec = doc.obj.get("spec")
             inline = spec.get("operatorConfig") if isinstance(spec, dict) else None
             if isinstance(inline, dict):
-                found += parse_operator_config(inline, "spec.operatorConfig")[1]
+                # Read as the profile the settings select reads it (a field of a later release is refused).
+                named = spec.get("operatorRelease") if isinstance(spec, dict) else None
+                release = (find_release(named) if isinstance(named, str) else None) or default_release()
+                found += parse_operator_config(inline, "spec.operatorConfig", release)[1]
         else:
             _, found = parse_operator_config(doc.obj)
         ref = ResourceRef.of(doc.obj)

@@ -192,7 +192,9 @@ def gms_clique_pod_spec(
     from renderer.pod import failover, gms
 
     single = replace(dcd, spec=dcd.spec.model_copy(update={"multinode": None}))
-    base = generate_base_pod_spec(single, component.type, consts.ROLE_MAIN, config.operator, cluster, gpu_count, None, GroveDeployer())
+    base = generate_base_pod_spec(
+        single, component.type, consts.ROLE_MAIN, config.operator, cluster, gpu_count, None, GroveDeployer(), config.release
+    )
     main: dict[str, Any] = next((c for c in (dcd.pod_template or {}).get("spec", {}).get("containers") or [] if c.get("name") == consts.MAIN_CONTAINER_NAME), {})
     try:
         gpus = gms.main_gpu_count(main.get("resources") or {})
@@ -256,7 +258,9 @@ def render_clique(
     else:
         # Multinode inter-pod engines find their group by pod index and carry a fixed rank.
         deployer = GroveDeployer(inter_pod_gms=True, rank=role.rank) if inter_pod and spec.number_of_nodes > 1 else GroveDeployer()
-        pod_spec = generate_base_pod_spec(pod_dcd, component.type, role.role, config.operator, cluster, gpu_count, None, deployer)
+        pod_spec = generate_base_pod_spec(
+            pod_dcd, component.type, role.role, config.operator, cluster, gpu_count, None, deployer, config.release
+        )
         if inter_pod:
             from renderer.pod import failover
 

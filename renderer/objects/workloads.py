@@ -72,7 +72,7 @@ def render_pod_template(
     if dcd.labels.get(consts.LABEL_WORKER_HASH):
         labels[consts.LABEL_WORKER_HASH] = dcd.labels[consts.LABEL_WORKER_HASH]
 
-    pod_spec = generate_base_pod_spec(dcd, workload_type, role, config.operator, cluster, gpu_count, checkpoint)
+    pod_spec = generate_base_pod_spec(dcd, workload_type, role, config.operator, cluster, gpu_count, checkpoint, release=config.release)
     # Under the checkpoint gate, a pod waiting for its checkpoint becomes a restore target once it is Ready.
     if config.checkpoint_enabled and (checkpoint is None or checkpoint.startup_policy == STARTUP_POLICY_WAIT):
         restore = resolve_restore(checkpoint, config.operator.checkpoint.storage, dcd.namespace, cluster)

@@ -13,11 +13,24 @@ from typing import Any
 
 from renderer import consts
 from renderer.admission.api import EPPConfig
+from renderer.gocompat.runtimeversion import Version
+from renderer.pod.runtime_gates import INCREASED_WORKER_FAILURE_THRESHOLD
+from renderer.releases import REFERENCE_RELEASE, Delta, Release
 
 EPP_CONFIG_KEY = "epp-config-dynamo.yaml"
 EPP_CONFIG_VOLUME = "epp-config"
 EPP_CONFIG_MOUNT_PATH = "/etc/epp"
 INFERENCE_POOL_GROUP = "inference.networking.k8s.io"
+
+WORKER_LIVENESS_TOLERANCE = Delta(
+    "#13512",
+    "1.5.0",
+    "worker liveness failureThreshold 1 -> 3 for Dynamo runtime 1.5.0 and later (gate IncreasedWorkerFailureThreshold)",
+)
+# A worker's liveness probe fails the pod after this many failed checks: the reference value,
+# and the value of a release with WORKER_LIVENESS_TOLERANCE for a runtime that meets its gate.
+WORKER_LIVENESS_FAILURE_THRESHOLD = 1
+TOLERANT_WORKER_LIVENESS_FAILURE_THRESHOLD = 3
 
 
 @dataclass(frozen=True)
@@ -35,6 +48,10 @@ class ComponentContext:
     discovery_mode: str
     epp_config: EPPConfig | None = None
     worker_hash_suffix: str = ""
+    # The resolved Dynamo runtime version (None when unknown) and the operator release rendered:
+    # together they decide the runtime-gated defaults (renderer.pod.runtime_gates).
+    runtime_version: Version | None = None
+    release: Release = REFERENCE_RELEASE
 
 
 def _env(name: str, value: str) -> dict[str, Any]:
@@ -98,16 +115,22 @@ def frontend_container(ctx: ComponentContext) -> dict[str, Any]:
     return container
 
 
-def _system_port_container(ctx: ComponentContext, ports: list[dict[str, Any]], env: list[dict[str, Any]]) -> dict[str, Any]:
+def _system_port_container(
+    ctx: ComponentContext,
+    ports: list[dict[str, Any]],
+    env: list[dict[str, Any]],
+    liveness_failure_threshold: int = WORKER_LIVENESS_FAILURE_THRESHOLD,
+) -> dict[str, Any]:
     """The common container with ``ports``, the three system-port probes and ``env`` appended.
 
-    Workers and the planner share this shape and the same probes.
+    Workers and the planner share this shape and the same probes; only the worker's liveness
+    threshold can differ (``worker_liveness_failure_threshold``).
     Mirrors: internal/dynamo/component_worker.go and component_planner.go GetBaseContainer.
     """
     container = common_container(ctx)
     container["ports"] = ports
     container["livenessProbe"] = _http_probe(
-        "/live", consts.DYNAMO_SYSTEM_PORT_NAME, periodSeconds=5, timeoutSeconds=4, failureThreshold=1
+        "/live", consts.DYNAMO_SYSTEM_PORT_NAME, periodSeconds=5, timeoutSeconds=4, failureThreshold=liveness_failure_threshold
     )
     container["readinessProbe"] = _http_probe(
         "/health", consts.DYNAMO_SYSTEM_PORT_NAME, periodSeconds=10, timeoutSeconds=4, failureThreshold=3
@@ -117,6 +140,24 @@ def _system_port_container(ctx: ComponentContext, ports: list[dict[str, Any]], e
     )
     container["env"] += env
     return container
+
+
+def worker_liveness_failure_threshold(ctx: ComponentContext) -> int:
+    """How many failed liveness checks restart a worker: 1, or 3 from runtime 1.5.0 under 1.5.0+.
+
+    Operator 1.5.0 lets a worker of runtime 1.5.0 or later survive two failed liveness checks
+    in a row; a worker of an older runtime, or of an unknown one (a custom image without a
+    version tag and no runtimeVersionOverride), keeps the single-failure default, so an
+    operator upgrade alone changes no existing worker. A livenessProbe the user sets on the
+    main container replaces this default whole (graph.go mergeContainerByName).
+
+    Mirrors: ai-dynamo/dynamo#13512 (release 1.5.0, cherry-picked as #14490):
+    internal/dynamo/component_worker.go WorkerDefaults.GetBaseContainer over the
+    IncreasedWorkerFailureThreshold runtime gate (internal/features/runtime/gates.go).
+    """
+    if ctx.release.ships(WORKER_LIVENESS_TOLERANCE) and INCREASED_WORKER_FAILURE_THRESHOLD.enabled(ctx.runtime_version):
+        return TOLERANT_WORKER_LIVENESS_FAILURE_THRESHOLD
+    return WORKER_LIVENESS_FAILURE_THRESHOLD
 
 
 def worker_container(ctx: ComponentContext) -> dict[str, Any]:
@@ -134,7 +175,8 @@ def worker_container(ctx: ComponentContext) -> dict[str, Any]:
     if ctx.worker_hash_suffix:
         env.append(_env(consts.ENV_DYN_NAMESPACE_WORKER_SUFFIX, ctx.worker_hash_suffix))
     system = _port(consts.DYNAMO_SYSTEM_PORT_NAME, consts.DYNAMO_SYSTEM_PORT)
-    return _system_port_container(ctx, [system, _port(consts.DYNAMO_NIXL_PORT_NAME, consts.DYNAMO_NIXL_PORT)], env)
+    ports = [system, _port(consts.DYNAMO_NIXL_PORT_NAME, consts.DYNAMO_NIXL_PORT)]
+    return _system_port_container(ctx, ports, env, worker_liveness_failure_threshold(ctx))
 
 
 def planner_container(ctx: ComponentContext) -> dict[str, Any]:

@@ -25,8 +25,10 @@ from renderer.pod.checkpoint import CheckpointInfo
 from renderer.pod.checkpoint_restore import apply_probe_cadence
 from renderer.cluster.state import ClusterState
 from renderer.pod.components import ComponentContext, base_container, base_pod_spec, frontend_container
+from renderer.pod.runtime_gates import resolve_component_runtime_version
+from renderer.releases import REFERENCE_RELEASE, Release
 from renderer.records import replace
-from renderer.operator_config import OperatorConfiguration
+from renderer.operator_config import TRANSPORT_TLS, TRANSPORT_TLS_FIELDS, OperatorConfiguration
 from renderer.pod.labels import (
     component_name,
     discovery_backend,
@@ -214,6 +216,28 @@ def add_standard_env(container: dict[str, Any], operator: OperatorConfiguration)
     return dict(container, env=env) if env else container
 
 
+def add_transport_tls_env(container: dict[str, Any], operator: OperatorConfiguration, release: Release) -> dict[str, Any]:
+    """The operator's TLS certificate paths as NATS_TLS_* / DYN_TCP_TLS_* env, overridable by the container's env.
+
+    Operator 1.5.0 reads ten TLS settings from its InfrastructureConfiguration and injects each
+    one that is set into the main container (and a frontend sidecar) of every pod it renders;
+    an env var of the same name in the pod template wins. It injects paths only: the
+    certificate files must be mounted at them by the pod template. Before 1.5.0 the settings do
+    not exist (refused when given: renderer.operator_config.refuse_transport_tls).
+
+    Mirrors: ai-dynamo/dynamo#13689 (release 1.5.0): internal/dynamo/graph.go
+    AddTransportTLSEnvVars, called beside AddStandardEnvVars in GenerateBasePodSpec and
+    mergeFrontendSidecarDefaults.
+    """
+    if not release.ships(TRANSPORT_TLS):
+        return container
+    infra = operator.infrastructure
+    tls = [{"name": env, "value": value} for attr, _, env in TRANSPORT_TLS_FIELDS if (value := getattr(infra, attr))]
+    if not tls:
+        return container
+    return dict(container, env=merge_envs(tls, container.get("env") or []))
+
+
 def apply_shared_memory(pod_spec: dict[str, Any], container: dict[str, Any], dcd: DCD) -> dict[str, Any]:
     """A memory-backed ``/dev/shm`` (8Gi unless sized; a zero size disables it).
 
@@ -272,8 +296,10 @@ def merge_frontend_sidecar(
     for i, user in enumerate(containers):
         if user.get("name") != sidecar:
             continue
-        # The parent's context as a frontend's: no EPP config, no worker hash suffix.
-        ctx = replace(parent_ctx, component_type=consts.COMPONENT_TYPE_FRONTEND, epp_config=None, worker_hash_suffix="")
+        # The parent's context as a frontend's: no EPP config, no worker hash suffix, no runtime version.
+        ctx = replace(
+            parent_ctx, component_type=consts.COMPONENT_TYPE_FRONTEND, epp_config=None, worker_hash_suffix="", runtime_version=None
+        )
         base = dict(frontend_container(ctx), name=sidecar)
         merged = merge_override({k: v for k, v in base.items() if not k.endswith("Probe")}, user)
         for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
@@ -282,6 +308,7 @@ def merge_frontend_sidecar(
                 merged[probe] = value
         merged["env"] = merge_envs(base.get("env") or [], user.get("env") or [])
         merged = add_standard_env(merged, operator)
+        merged = add_transport_tls_env(merged, operator, parent_ctx.release)
         mounts = list(merged.get("volumeMounts") or [])
         names = {m.get("name") for m in mounts}
         for mount in parent_mounts:
@@ -328,12 +355,15 @@ def generate_base_pod_spec(
     gpu_count: Callable[[], int],
     checkpoint: CheckpointInfo | None = None,
     deployer: Deployer = LWS,
+    release: Release = REFERENCE_RELEASE,
 ) -> dict[str, Any]:
     """The pod spec the operator builds for one role of a DCD.
 
     ``workload_type`` replaces ``spec.type`` for the defaults, env and worker hash (legacy
     worker selectors); the backend framework still comes from the original type. ``deployer``
     is the multinode deployer: LeaderWorkerSet on the DCD path, Grove on the Grove pathway.
+    ``release`` is the operator release rendered: its runtime-gated defaults read the
+    component's resolved runtime version.
     Mirrors: internal/dynamo/graph.go GenerateBasePodSpecForController + GenerateBasePodSpec.
     """
     framework = backend_framework(dcd)
@@ -346,7 +376,9 @@ def generate_base_pod_spec(
         labels[consts.LABEL_WORKER_HASH] = worker_hash
     number_of_nodes = dcd.spec.number_of_nodes
 
-    # Component context: Dynamo namespace from the parent name (DCD labels are ignored here).
+    # Component context: Dynamo namespace from the parent name (DCD labels are ignored here),
+    # and the runtime version from the override, else the main image tag.
+    main = dcd.main_container() or {}
     ctx = ComponentContext(
         component_type=workload_type,
         dynamo_namespace=compute_dynamo_namespace(dcd.spec.global_dynamo_namespace, dcd.namespace, parent),
@@ -356,6 +388,8 @@ def generate_base_pod_spec(
         discovery_mode=kube_discovery_mode(annotations),
         epp_config=dcd.spec.epp_config,
         worker_hash_suffix=labels.get(consts.LABEL_WORKER_HASH, "") if is_worker_component(workload_type) else "",
+        runtime_version=resolve_component_runtime_version(str(main.get("image") or ""), dcd.spec.runtime_version_override or ""),
+        release=release,
     )
 
     # Defaults for the component type, then the user's main container over them.
@@ -363,6 +397,7 @@ def generate_base_pod_spec(
     container, cache_mount_path = apply_compilation_cache(container, dcd, framework)
     validate_volume_mounts(container.get("volumeMounts") or [])
     container = add_standard_env(container, operator)
+    container = add_transport_tls_env(container, operator, release)
     sidecar_mounts = list(container.get("volumeMounts") or [])
 
     # Backend shaping of the main container.

@@ -74,7 +74,8 @@ def _ledger_rows() -> dict[str, list[tuple[str, str, str]]]:
             cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
             assert len(cells) == 5, f"release {current}: a row needs 5 cells: {line}"
             pr, _change, verdict, render, _evidence = cells
-            assert re.fullmatch(r"#\d+", pr), f"release {current}: not one PR number: {pr!r}"
+            # one PR, or a named part of one whose verdict differs from the rest (#13689-validation)
+            assert re.fullmatch(r"#\d+(-[a-z]+)?", pr), f"release {current}: not one PR number or PR part: {pr!r}"
             assert verdict in VERDICTS, f"release {current} {pr}: verdict {verdict!r} (valid: {', '.join(VERDICTS)})"
             assert render in RENDER, f"release {current} {pr}: render {render!r} (valid: {', '.join(RENDER)})"
             rows[current].append((pr, verdict, render))
