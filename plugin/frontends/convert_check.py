@@ -21,7 +21,7 @@ from typing import Any
 from plugin.yamlio.codec import json_line
 from renderer.bundle import Item, stream_bundle
 from renderer.config import RenderConfig
-from renderer.results import Result
+from renderer.results import Code, Result
 
 CHECK_CONFIGS = (RenderConfig(), RenderConfig(grove_enabled=True))
 DEFAULT_NAMESPACE = "default"
@@ -36,7 +36,7 @@ def render_problems(objects: Sequence[Any]) -> list[Result]:
         for _ in stream_bundle((Item(obj, "", i) for i, obj in enumerate(objects)), CHECK_CONFIGS[0], DEFAULT_NAMESPACE, results):
             pass
     except RecursionError:  # pragma: no cover - hostile nesting
-        return [Result("too deeply nested to render")]
+        return [Result("too deeply nested to render", code=Code.INPUT)]
     return [r for r in results if r.is_error]
 
 
