@@ -23,7 +23,47 @@ from renderer.bundle import Item, stream_bundle
 from renderer.config import RenderConfig
 from renderer.results import Code, Result
 
-CHECK_CONFIGS = (RenderConfig(), RenderConfig(grove_enabled=True))
+def _with_ingress(grove: bool) -> RenderConfig:
+    """An operator configuration under which every preserved ingress field is read.
+
+    The render reads a converted component's preserved ``ingress`` on both pathways, but what
+    it makes of it depends on the operator's ``ingress`` settings: a VirtualService only when
+    they name a gateway, and a preserved ingress that is off hides the default frontend
+    Ingress only when they name a controller class. Under the Helm defaults neither shows, so a
+    check run only there would drop an ingress another cluster's operator reads.
+    Mirrors: internal/dynamo/graph.go GenerateDefaultIngressSpec, GenerateComponentIngress,
+    GenerateComponentVirtualService.
+    """
+    from renderer.operator_config import helm_default_operator_config
+    from renderer.records import replace
+
+    operator = helm_default_operator_config()
+    ingress = operator.ingress.model_copy(update={
+        "virtual_service_gateway": "istio-system/convert-check", "controller_class_name": "convert-check",
+        "controller_tls_secret_name": "convert-check-tls", "host_suffix": "convert-check.example",
+    })
+    return replace(RenderConfig(grove_enabled=grove), operator=operator.model_copy(update={"ingress": ingress}))
+
+
+# The configurations the round-trip check renders under, each with what it stands for in the
+# info line that says who reads a kept member. Together they read every preserved member some
+# operator configuration or gate the render knows could read (renderer.conversion.alpha_view
+# lists the reads; only the ingress depends on the configuration).
+DEFAULTS = "the Helm defaults"
+CHECKS: tuple[tuple[str, RenderConfig], ...] = (
+    (DEFAULTS, RenderConfig()),
+    ("the Grove pathway", RenderConfig(grove_enabled=True)),
+    ("an operator configuration with ingress.virtualServiceGateway or ingress.controllerClassName", _with_ingress(False)),
+    ("the Grove pathway with ingress.virtualServiceGateway or ingress.controllerClassName", _with_ingress(True)),
+)
+CHECK_CONFIGS = tuple(config for _, config in CHECKS)
+
+
+def readers(target: Rendering, candidate: Rendering | None) -> list[str]:
+    """What each check configuration that renders ``candidate`` differently from ``target`` stands for."""
+    if candidate is None:
+        return [label for label, _ in CHECKS]
+    return [label for (label, _), want, got in zip(CHECKS, target, candidate) if want != got]
 DEFAULT_NAMESPACE = "default"
 
 Rendering = tuple[tuple[str, ...] | None, ...]

@@ -21,7 +21,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from plugin.frontends.convert_check import rendering
+from plugin.frontends.convert_check import DEFAULTS, Rendering, readers, rendering
 from renderer.gocompat.gojson import go_json
 
 # The kinds the render turns into workloads (the others pass through it as they are).
@@ -78,11 +78,39 @@ def minimise(original: dict[str, Any], stored: dict[str, Any], context: Sequence
         pruned = _prune(data, lambda d: same(_with_annotation(current, key, go_json(d))))
         current = _with_annotation(current, key, go_json(pruned))
         fields = ", ".join(_leaves(pruned.get("spec", pruned) if isinstance(pruned, dict) else pruned)) or "its version"
-        kept.append(f"keeps {key} with {fields}: v1beta1 has no field for them, and the render reads them")
+        line = f"keeps {key} with {fields}: v1beta1 has no field for them, and the render reads them"
+        where = _read_where(pruned, lambda d: rendering([*context, _with_annotation(current, key, go_json(d))]), target)
+        kept.append(f"{line} ({where})" if where else line)
     current, order = _user_order(original, current, same)
     if order:
         kept.append(order)
     return current, kept
+
+
+def _read_where(pruned: Any, render: Callable[[Any], Rendering | None], target: Rendering) -> str:
+    """For each kept member that only some configurations read, which ones (empty when the defaults read them all).
+
+    A member the Helm defaults do not read is kept because another operator configuration or
+    gate does: the line names it, so a reviewer knows why an opaque member stays.
+    """
+    spec = pruned.get("spec") if isinstance(pruned, dict) else None
+    if not isinstance(spec, dict):
+        return ""
+    members: list[tuple[str, list[str]]] = []
+    for name, value in spec.items():
+        if name == "services" and isinstance(value, dict):
+            members.extend((f"services.{service}.{field}", ["spec", "services", service, field])
+                           for service, fields in value.items() if isinstance(fields, dict) for field in fields)
+        else:
+            members.append((name, ["spec", name]))
+    notes: list[str] = []
+    for label, path in members:
+        trial = copy.deepcopy(pruned)
+        del _get(trial, path[:-1])[path[-1]]
+        who = readers(target, render(trial))
+        if who and DEFAULTS not in who:
+            notes.append(f"{label} is read under {' and under '.join(who)}")
+    return "; ".join(notes)
 
 
 def _annotations(obj: dict[str, Any]) -> dict[str, Any]:
