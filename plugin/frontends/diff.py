@@ -445,7 +445,7 @@ _VERBS = {
     CHANGED: "changed",
 }
 _MEANING = {
-    REPLACED: "new workload name (worker hash): new pods start, the old workload is removed",
+    REPLACED: "new pods start, the old workload is removed",
     ROLLED: "pod template changed: pods restart",
     SCALED: "replica count changed",
     ADDED: "new object",
@@ -457,15 +457,36 @@ _MEANING = {
 def _target(change: Change) -> str:
     where = f"{change.namespace}/" if change.namespace else ""
     text = f"{change.kind} {where}{change.name}"
+    if change.clique is not None:
+        text += f" (clique {change.clique})"
     if change.replaced_by is not None:
-        text += f" -> {change.replaced_by}"
+        text += f" -> {change.replaced_by_kind + ' ' if change.replaced_by_kind else ''}{change.replaced_by}"
+        if change.replaced_by_clique is not None:
+            text += f" (clique {change.replaced_by_clique})"
     return text
 
 
 def _gpu_delta(change: Change) -> str:
+    pods = ""
+    if change.action == REPLACED and change.kind in WORKLOAD_KINDS:
+        pods = f", pods {change.pods_before}" if change.pods_before == change.pods_after else (
+            f", pods {change.pods_before} -> {change.pods_after}"
+        )
     if change.gpus_before == change.gpus_after:
-        return f"{change.gpus_after} GPUs" if change.gpus_after and change.action in (REPLACED, ROLLED) else ""
-    return f"GPUs {change.gpus_before} -> {change.gpus_after} ({change.gpus_after - change.gpus_before:+d})"
+        if change.gpus_after and change.action in (REPLACED, ROLLED):
+            return f"{change.gpus_after} GPUs{pods}"
+        return pods[2:]
+    return f"GPUs {change.gpus_before} -> {change.gpus_after} ({change.gpus_after - change.gpus_before:+d}){pods}"
+
+
+def _meaning(change: Change) -> str:
+    """What the change does, with its reason where one is known."""
+    if change.action == REPLACED:
+        meaning = _MEANING[REPLACED] if change.kind in WORKLOAD_KINDS else "the Service is recreated under its new name"
+        return f"replaced because {change.reason}: {meaning}" if change.reason else meaning
+    if change.reason:
+        return change.reason
+    return _MEANING[change.action]
 
 
 def format_text(impact: Impact) -> str:
@@ -475,7 +496,8 @@ def format_text(impact: Impact) -> str:
         lines.append("no changes")
     for change in impact.changes:
         detail = _gpu_delta(change)
-        lines.append(f"{_VERBS[change.action]:<9} {_target(change)}" + (f"  ({detail})" if detail else ""))
+        why = f": {change.reason}" if change.reason else ""
+        lines.append(f"{_VERBS[change.action]:<9} {_target(change)}" + (f"  ({detail})" if detail else "") + why)
         lines += [f"{'':<9}   {line}" for line in change.pod_changes]
     lines.append("")
     lines.extend(_totals(impact, markdown=False))
@@ -491,7 +513,7 @@ def format_markdown(impact: Impact) -> str:
         lines += ["| action | object | GPUs | what happens |", "|---|---|---|---|"]
         for change in impact.changes:
             gpus = _gpu_delta(change) or "-"
-            lines.append(f"| {change.action} | `{_target(change)}` | {gpus} | {_MEANING[change.action]} |")
+            lines.append(f"| {change.action} | `{_target(change)}` | {gpus} | {_meaning(change)} |")
         detailed = [c for c in impact.changes if c.pod_changes]
         if detailed:
             lines += ["", "#### What changes in the pods", ""]
@@ -510,18 +532,26 @@ def _markdown_text(text: str) -> str:
 
 
 def _totals(impact: Impact, markdown: bool) -> list[str]:
-    before, after = impact.before, impact.after
+    before, after, peak = impact.before, impact.after, impact.peak
     bullet = "- " if markdown else ""
     lines = [
         f"{bullet}GPUs: {before.gpus} -> {after.gpus} ({after.gpus - before.gpus:+d}); "
         f"pods: {before.pods} -> {after.pods} ({after.pods - before.pods:+d})"
     ]
+    extra = peak.gpus - max(before.gpus, after.gpus)
+    if extra > 0 or peak.pods > max(before.pods, after.pods):
+        lines.append(
+            f"{bullet}peak during the sync: {peak.gpus} GPUs ({peak.gpus - before.gpus:+d} over today), {peak.pods} pods: "
+            "the new workloads start before the old ones are pruned (Argo CD PruneLast=true), "
+            f"so {max(peak.gpus - before.gpus, 0)} more GPUs must be free or the new pods stay Pending"
+        )
     namespaces = sorted(set(before.by_namespace) | set(after.by_namespace))
     if len(namespaces) > 1:
         for ns in namespaces:
             gb, pb = before.by_namespace.get(ns, (0, 0))
             ga, pa = after.by_namespace.get(ns, (0, 0))
-            lines.append(f"{'  - ' if markdown else '  '}namespace {ns}: GPUs {gb} -> {ga}, pods {pb} -> {pa}")
+            gp, _ = peak.by_namespace.get(ns, (0, 0))
+            lines.append(f"{'  - ' if markdown else '  '}namespace {ns}: GPUs {gb} -> {ga} (peak {gp}), pods {pb} -> {pa}")
     if before.dra_pods or after.dra_pods:
         lines.append(
             f"{bullet}pods whose GPUs come from DRA claims (not counted above): {before.dra_pods} -> {after.dra_pods}"
