@@ -49,10 +49,21 @@ class OldSettings:
 
     operator_config: str | None = None
     config: str | None = None
+    cluster_state: str | None = None
 
     @property
     def given(self) -> bool:
-        return self.operator_config is not None or self.config is not None
+        return self.operator_config is not None or self.config is not None or self.cluster_state is not None
+
+
+# An old settings value that says the old side has no such file (it is not in the base revision).
+NOT_IN_BASE = ""
+# (option name, OldSettings field, old flag)
+_SETTINGS_FILES = (
+    ("operator-config-path", "operator_config", "--old-operator-config"),
+    ("config", "config", "--old-config"),
+    ("cluster-state", "cluster_state", "--old-cluster-state"),
+)
 
 
 @dataclass(frozen=True)
@@ -77,13 +88,19 @@ def run(
     stderr: TextIO,
     common: OptionValues | None = None,
     old_settings: OldSettings = OldSettings(),
+    settings_from_worktree: bool = False,
 ) -> int:
     """Render both sides, compare them, print the report; returns the exit code.
 
     With ``old_settings`` given, the old side renders ``old`` (or the base revision of ``new``)
-    under them, and the new side ``new`` under ``common``.
+    under them, and the new side ``new`` under ``common``. With ``base``, a settings file named
+    by path and kept in git is read from the base revision for the old side (see
+    ``settings_from_base``) unless ``settings_from_worktree``.
     """
     common = common or {}
+    if base is not None and not settings_from_worktree:
+        old_settings, notes = settings_from_base(base, common, old_settings)
+        _report(notes, stderr)
     raw = common.get("kustomize") is False
     settings, problems = resolve_settings(common)
     if settings is None or any(r.is_error for r in problems):
@@ -203,8 +220,9 @@ def resolve_old_settings(
     """
     renames: list[Rename] = []
     values: list[str | None] = []
-    for label, value in (("--old-operator-config", old.operator_config), ("--old-config", old.config)):
-        if value is not None and is_revision_path(value):
+    for _, attribute, label in _SETTINGS_FILES:
+        value = getattr(old, attribute)
+        if value is not None and value != NOT_IN_BASE and is_revision_path(value):
             path, rename, problems = _from_revision(value, label, os.path.join(scratch, f"settings-{len(renames)}"))
             if path is None or rename is None:
                 return None, [], problems
@@ -212,14 +230,58 @@ def resolve_old_settings(
             value = path
         values.append(value)
     options = dict(common)
-    for name, value in zip(("operator-config-path", "config"), values):
-        if value is not None:
+    for (name, _, _), value in zip(_SETTINGS_FILES, values):
+        if value == NOT_IN_BASE:
+            options.pop(name, None)
+        elif value is not None:
             options[name] = value
     settings, problems = resolve_settings(options)
     problems = [replace(r, file=_renamed(r.file, renames)) if r.file else r for r in problems]
     if settings is None or any(r.is_error for r in problems):
         return None, renames, problems
     return settings, renames, problems
+
+
+def settings_from_base(base: str, common: OptionValues, old: OldSettings) -> tuple[OldSettings, list[Result]]:
+    """The old side's settings files with ``--base REV``: each one named by path, as the base revision holds it.
+
+    A settings file (``--operator-config``, ``--config``, ``--cluster-state``) inside the git work
+    tree is read from ``REV`` for the old side, exactly as the sources are (with the files a
+    DynamoRenderConfig there names, from the same revision); an old flag given wins. A file the
+    revision does not have leaves the old side without it, with a warning; a file outside the
+    work tree (or inline text) is the same on both sides.
+    """
+    notes: list[Result] = []
+    top_out, _ = _git(["rev-parse", "--show-toplevel"], os.getcwd())
+    if top_out is None:
+        return old, notes
+    top = os.path.realpath(top_out.decode().strip())
+    commit_out, _ = _git(["rev-parse", "--verify", "--quiet", f"{base}^{{commit}}"], top)
+    if commit_out is None:
+        # checkout() reports the unknown revision
+        return old, notes
+    commit = commit_out.decode().strip()
+    changes: dict[str, str] = {}
+    for name, attribute, label in _SETTINGS_FILES:
+        value = common.get(name)
+        if getattr(old, attribute) is not None or not isinstance(value, str) or not os.path.isfile(value):
+            continue
+        real = os.path.realpath(value)
+        if not is_within(real, top):
+            continue
+        rel = os.path.relpath(real, top)
+        listed, _ = _git(["ls-tree", "--name-only", commit, "--", rel], top)
+        if listed:
+            changes[attribute] = f"{base}:{rel}"
+        else:
+            changes[attribute] = NOT_IN_BASE
+            flag = label.replace("--old-", "--")
+            notes.append(Result(
+                f"{flag} {value} is not in revision {base}: the base side is rendered without it "
+                "(--settings-from-worktree uses the work tree's settings on both sides)",
+                severity=Severity.WARNING, code=Code.CONFIG,
+            ))
+    return (replace(old, **changes) if changes else old), notes
 
 
 def is_revision_path(value: str) -> bool:
