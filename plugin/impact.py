@@ -240,7 +240,7 @@ def compare(
             if reason == REASON_WORKER_HASH:
                 lines = tuple(line for line in lines if not _echoes_worker_hash(line))
                 if not lines:
-                    reason += " (by a change elsewhere in the graph; its own pods are the same)"
+                    reason += " (its own pod template is otherwise unchanged)"
         changes.append(
             _change(
                 REPLACED, m.key, old[m.key], replaced_by=n.key[3], source=sources_after.get(n.key) or sources_before.get(m.key),

@@ -38,6 +38,7 @@ from plugin.yamlio.codec import load_documents
 from renderer.bundle import Item, render_bundle
 from plugin.yamlio.lines import format_results, places
 from renderer.clashes import Identity, Origin
+from renderer import consts
 from renderer.results import Code, Result, Severity
 
 FORMATS = ("text", "json", "markdown")
@@ -50,10 +51,12 @@ class OldSettings:
     operator_config: str | None = None
     config: str | None = None
     cluster_state: str | None = None
+    # The old side's operator release profile (renderer/releases.py), by name.
+    operator_release: str | None = None
 
     @property
     def given(self) -> bool:
-        return self.operator_config is not None or self.config is not None or self.cluster_state is not None
+        return any(v is not None for v in (self.operator_config, self.config, self.cluster_state, self.operator_release))
 
 
 # An old settings value that says the old side has no such file (it is not in the base revision).
@@ -129,9 +132,15 @@ def run(
         # A file either side's settings name is configuration on both sides, never a manifest.
         named = _work_tree_names(settings, renames) | _work_tree_names(before_settings, renames)
         texts: dict[str, str] = {}
-        (before, sources_before), problems_before = render_side(old_side, before_settings, raw, named, texts)
-        (after, sources_after), problems_after = render_side(Side("new", tuple(new)), settings, raw, named, texts)
-    problems = problems_before + problems_after
+        graphs: set[tuple[str, str]] = set()
+        (before, sources_before), problems_before = render_side(old_side, before_settings, raw, named, texts, graphs=graphs)
+        # The operator stamps the origin version on a graph only when it creates it: a graph it
+        # reconciles (keepSources) keeps the old side's stamp across an operator upgrade.
+        stamp = None
+        if settings.keep_sources and before_settings.operator_version != settings.operator_version:
+            stamp = OriginStamp(before_settings.operator_version, frozenset(graphs))
+        (after, sources_after), problems_after = render_side(Side("new", tuple(new)), settings, raw, named, texts, stamp=stamp)
+    problems = problems_before + problems_after + _stamp_notes(before_settings, settings, graphs, stamp)
     _report(problems, stderr, texts)
     if before is None or after is None:
         return 1
@@ -159,9 +168,71 @@ def missing_kustomize(paths: Sequence[str], raw: bool) -> Result | None:
     return None
 
 
+@dataclass(frozen=True)
+class OriginStamp:
+    """The origin version the graphs that already exist keep (``(namespace, name)`` of each DGD)."""
+
+    version: str
+    graphs: frozenset[tuple[str, str]]
+
+
+def _stamp_notes(before: Settings, after: Settings, graphs: Collection[tuple[str, str]], stamp: OriginStamp | None) -> list[Result]:
+    """What an operator upgrade does to the origin-version stamp, in the mode the graphs are in."""
+    if before.operator_version == after.operator_version or not graphs:
+        return []
+    annotation = consts.ANNOTATION_OPERATOR_ORIGIN_VERSION
+    if stamp is not None:
+        return [Result(
+            f"the graphs keep {annotation} {stamp.version}: the operator stamps it only when it creates a graph "
+            f"(keepSources: the operator reconciles them); a graph created after the upgrade gets {after.operator_version}",
+            severity=Severity.WARNING, code=Code.CONFIG,
+        )]
+    return [Result(
+        f"{annotation} changes {before.operator_version} -> {after.operator_version}: rendered objects are created anew "
+        "on every render, so each render stamps its own version and the worker hash follows it (pin operatorVersion "
+        "in the settings to keep the old stamp; with keepSources the operator keeps the stamp a graph was created with)",
+        severity=Severity.WARNING, code=Code.CONFIG,
+    )]
+
+
+def _keep_origin(doc: Any, stamp: OriginStamp, namespace: str) -> Any:
+    """A DGD that exists on the old side, with the old origin version unless it writes its own."""
+    obj = doc.obj
+    if not isinstance(obj, dict) or obj.get("kind") != "DynamoGraphDeployment":
+        return obj
+    metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    key = (str(metadata.get("namespace") or namespace), str(metadata.get("name") or ""))
+    annotations = metadata.get("annotations") if isinstance(metadata.get("annotations"), dict) else {}
+    if key not in stamp.graphs or consts.ANNOTATION_OPERATOR_ORIGIN_VERSION in annotations:
+        return obj
+    stamped = {**annotations, consts.ANNOTATION_OPERATOR_ORIGIN_VERSION: stamp.version}
+    return {**obj, "metadata": {**metadata, "annotations": stamped}}
+
+
+def _without_stamp(obj: dict[str, Any], documents: Sequence[Any], stamp: OriginStamp, namespace: str) -> dict[str, Any]:
+    """A kept DGD as the source writes it: the stamp given to it for the render stays in the cluster, not in Git."""
+    if obj.get("kind") != "DynamoGraphDeployment":
+        return obj
+    metadata = obj.get("metadata") or {}
+    key = (str(metadata.get("namespace") or namespace), str(metadata.get("name") or ""))
+    if key not in stamp.graphs:
+        return obj
+    for doc in documents:
+        if _keep_origin(doc, stamp, namespace) is doc.obj:
+            continue
+        meta = doc.obj.get("metadata") or {}
+        if (str(meta.get("namespace") or namespace), str(meta.get("name") or "")) == key:
+            annotations = {k: v for k, v in (metadata.get("annotations") or {}).items() if k != consts.ANNOTATION_OPERATOR_ORIGIN_VERSION}
+            new_meta = {k: v for k, v in metadata.items() if k != "annotations"}
+            if annotations:
+                new_meta["annotations"] = annotations
+            return {**obj, "metadata": new_meta}
+    return obj
+
+
 def render_side(
     side: Side, settings: Settings, raw: bool = False, named: Collection[str] | None = None,
-    texts: dict[str, str] | None = None,
+    texts: dict[str, str] | None = None, graphs: set[tuple[str, str]] | None = None, stamp: OriginStamp | None = None,
 ) -> tuple[tuple[list[dict[str, Any]] | None, dict[Identity, str]], list[Result]]:
     """Every object the render command would print for ``side`` (None when any error), and its sources.
 
@@ -169,6 +240,8 @@ def render_side(
     passed through) with its file and document index, as ``Kind/namespace/name (file:LINE)`` (``(file, doc N)`` without its text).
     ``named`` are the work-tree files that are configuration (default: those ``settings`` name).
     ``texts``, when given, is filled with the text of each file read, named as in problem lines.
+    ``graphs``, when given, is filled with the (namespace, name) of each DGD read; ``stamp`` gives
+    the DGDs it names the origin version they were created with.
     """
     results: list[Result] = []
     named = [os.path.realpath(p) for p in (settings.config_files if named is None else named)]
@@ -183,14 +256,21 @@ def render_side(
     shown = {_display(file, side): text for file, text in read.items()}
     if texts is not None:
         texts.update(shown)
+    if graphs is not None:
+        for doc in documents:
+            obj = doc.obj
+            if isinstance(obj, dict) and obj.get("kind") == "DynamoGraphDeployment" and isinstance(obj.get("metadata"), dict):
+                graphs.add((str(obj["metadata"].get("namespace") or settings.namespace), str(obj["metadata"].get("name") or "")))
     if not any(r.is_error for r in results):
         rendered = render_bundle(
-            (Item(doc.obj, doc.file, doc.index) for doc in documents),
+            (Item(doc.obj if stamp is None else _keep_origin(doc, stamp, settings.namespace), doc.file, doc.index) for doc in documents),
             settings.config,
             settings.namespace,
             cluster_layers=list(settings.cluster_layers),
         )
         results.extend(rendered.results)
+        if stamp is not None:
+            rendered = replace(rendered, objects=[_without_stamp(obj, documents, stamp, settings.namespace) for obj in rendered.objects])
     results = [_relabel(r, side) for r in results]
     if any(r.is_error for r in results):
         return (None, {}), results
@@ -230,6 +310,8 @@ def resolve_old_settings(
             value = path
         values.append(value)
     options = dict(common)
+    if old.operator_release is not None:
+        options["operator-release"] = old.operator_release
     for (name, _, _), value in zip(_SETTINGS_FILES, values):
         if value == NOT_IN_BASE:
             options.pop(name, None)

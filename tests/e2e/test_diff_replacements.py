@@ -283,7 +283,7 @@ def test_image_bump_on_a_16_gpu_graph_needs_16_more_gpus_at_the_peak(tmp_path: P
         'container "main": image "registry.example/runtime:1.5.0" -> "registry.example/runtime:1.5.1"'
     ]
     # The prefill worker did not: only the graph's worker hash replaces it.
-    assert workloads["chat-prefill"]["reason"] == "the graph's worker hash changed (by a change elsewhere in the graph; its own pods are the same)"
+    assert workloads["chat-prefill"]["reason"] == "the graph's worker hash changed (its own pod template is otherwise unchanged)"
     assert "podChanges" not in workloads["chat-prefill"]
     assert (report["gpus"]["before"], report["gpus"]["after"], report["gpus"]["peak"]) == (16, 16, 32)
     text = _diff(repo, "--base", base, "apps/chat").stdout
