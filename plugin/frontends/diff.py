@@ -196,7 +196,12 @@ def _stamp_notes(before: Settings, after: Settings, graphs: Collection[tuple[str
 
 
 def _keep_origin(doc: Any, stamp: OriginStamp, namespace: str) -> Any:
-    """A DGD that exists on the old side, with the old origin version unless it writes its own."""
+    """A DGD that exists on the old side, with the old origin version unless it writes its own.
+
+    Mirrors: internal/webhook/defaulting/dynamographdeployment_handler.go (the origin version is
+    stamped on CREATE only, never over one already set): an upgraded operator reconciling an
+    existing graph sees the version that admitted it.
+    """
     obj = doc.obj
     if not isinstance(obj, dict) or obj.get("kind") != "DynamoGraphDeployment":
         return obj
