@@ -5,19 +5,24 @@ identity (API group, kind, namespace, name) and each difference is classified by
 in a cluster:
 
 - ``added`` / ``removed``: an object only on one side;
-- ``replaced``: a workload (or a worker's Service) removed and another of the same kind added
-  for the same graph component (the DGD worker hash renamed it), reported once with ``replacedBy``;
+- ``replaced``: a workload removed and another added that serve the same graph component (a
+  worker-hash rename, a move to or from a PodCliqueSet clique on the Grove pathway, a component
+  becoming multinode or single-node, a component renamed where the pairing is certain),
+  reported once with ``replacedBy`` and its reason; a worker's Service that follows its pods too;
 - ``rolled``: the same workload with a changed pod template (its pods restart);
   a rolled or replaced workload lists what changed in its pods (``pod_changes``: containers,
   images, commands, security flags, env, volumes, pod labels and annotations; see
   renderer/objects/podchanges.py);
 - ``scaled``: the same workload with only its replica counts changed;
-- ``changed``: any other difference (Services, RBAC, ConfigMaps, workload metadata).
+- ``changed``: any other difference (Services, RBAC, ConfigMaps, workload metadata); a Service
+  whose selected pods are replaced says so in its reason.
 
 GPU totals count GPUs requested per pod times pods, over Deployments, LeaderWorkerSets and
 PodCliqueSets, as the Kubernetes scheduler sums a pod's request: the containers plus restartable
 (sidecar) init containers, or the largest other init container if that is larger. Pods that
-ask for GPUs only through DRA claims are counted as pods and reported, not guessed.
+ask for GPUs only through DRA claims are counted as pods and reported, not guessed. The peak is
+the new side plus the old side of every replaced or removed workload: what a sync holds at once
+when nothing is pruned before everything new is applied (Argo CD ``PruneLast=true``).
 
 Pure: no I/O. The ``diff`` command renders both sides and formats what this returns.
 """
@@ -293,14 +298,12 @@ def compare(
         if previous is None or previous == obj:
             continue
         action = classify(previous, obj)
-        reason = None
-        if obj.get("kind") == "Service":
-            reason = _service_pods_replaced(previous, obj, replaced_by)
+        service_reason = _service_pods_replaced(previous, obj, replaced_by) if obj.get("kind") == "Service" else None
         was, now = usage_of(previous), usage_of(obj)
         changes.append(
             _change(action, key, obj, source=sources_after.get(key),
                     gpus_before=was.gpus, gpus_after=now.gpus, pods_before=was.pods, pods_after=now.pods,
-                    pod_changes=tuple(pod_changes(previous, obj)) if action == ROLLED else (), reason=reason)
+                    pod_changes=tuple(pod_changes(previous, obj)) if action == ROLLED else (), reason=service_reason)
         )
 
     rank = {action: i for i, action in enumerate(ACTION_ORDER)}

@@ -12,7 +12,11 @@ new settings is what an operator or settings upgrade does, and with ``--base`` t
 takes both the old revision and the old settings. An old settings file given as ``REV:path``
 is read from git revision ``REV`` as ``git show`` reads it (``path`` from the top of the
 repository, ``./path`` from the working directory), with the files its ``operatorConfigPath``
-and ``clusterStatePath`` name, from the same revision.
+and ``clusterStatePath`` name, from the same revision. With ``--base REV`` and no old flag, a
+settings file named by path inside the work tree is read from ``REV`` for the old side by
+default (``--settings-from-worktree``: the work tree's on both sides). ``--old-operator-release``
+renders the old side under another release profile; a graph the operator reconciles
+(``keepSources``) keeps the origin version it was created with.
 
 Exit codes: 0 (no change, or any change without ``--exit-code``), 1 when a side fails to render
 or git cannot give the base revision, or, with ``--exit-code``, when anything changed (as
@@ -205,9 +209,11 @@ def _keep_origin(doc: Any, stamp: OriginStamp, namespace: str) -> Any:
     obj = doc.obj
     if not isinstance(obj, dict) or obj.get("kind") != "DynamoGraphDeployment":
         return obj
-    metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    raw_metadata = obj.get("metadata")
+    metadata: dict[str, Any] = raw_metadata if isinstance(raw_metadata, dict) else {}
     key = (str(metadata.get("namespace") or namespace), str(metadata.get("name") or ""))
-    annotations = metadata.get("annotations") if isinstance(metadata.get("annotations"), dict) else {}
+    raw_annotations = metadata.get("annotations")
+    annotations: dict[str, Any] = raw_annotations if isinstance(raw_annotations, dict) else {}
     if key not in stamp.graphs or consts.ANNOTATION_OPERATOR_ORIGIN_VERSION in annotations:
         return obj
     stamped = {**annotations, consts.ANNOTATION_OPERATOR_ORIGIN_VERSION: stamp.version}
