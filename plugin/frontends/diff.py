@@ -34,7 +34,9 @@ from collections.abc import Collection, Mapping, Sequence
 from renderer.records import dataclass, replace
 from typing import Any, TextIO
 
-from plugin.impact import WORKLOAD_KINDS, ADDED, CHANGED, REMOVED, REPLACED, ROLLED, SCALED, Change, Impact, compare, identity
+from plugin.frontends.diff_report import format_markdown, format_text
+from plugin.frontends.diff_stamp import OriginStamp, keep_origin, stamp_notes, without_stamp
+from plugin.impact import compare, identity
 from plugin.options import OptionValues
 from plugin.files import KUSTOMIZATION_FILES, TextsOrDisk, is_within
 from plugin.settings import Settings, is_settings_document, load_manifests, resolve_settings, settings_files
@@ -42,7 +44,6 @@ from plugin.yamlio.codec import load_documents
 from renderer.bundle import Item, render_bundle
 from plugin.yamlio.lines import format_results, places
 from renderer.clashes import Identity, Origin
-from renderer import consts
 from renderer.results import Code, Result, Severity
 
 FORMATS = ("text", "json", "markdown")
@@ -144,7 +145,7 @@ def run(
         if settings.keep_sources and before_settings.operator_version != settings.operator_version:
             stamp = OriginStamp(before_settings.operator_version, frozenset(graphs))
         (after, sources_after), problems_after = render_side(Side("new", tuple(new)), settings, raw, named, texts, stamp=stamp)
-    problems = problems_before + problems_after + _stamp_notes(before_settings, settings, graphs, stamp)
+    problems = problems_before + problems_after + stamp_notes(before_settings, settings, graphs, stamp)
     _report(problems, stderr, texts)
     if before is None or after is None:
         return 1
@@ -170,75 +171,6 @@ def missing_kustomize(paths: Sequence[str], raw: bool) -> Result | None:
         if app is not None:
             return kustomize_build(*app, os.environ, show_from(os.getcwd())).results[0]
     return None
-
-
-@dataclass(frozen=True)
-class OriginStamp:
-    """The origin version the graphs that already exist keep (``(namespace, name)`` of each DGD)."""
-
-    version: str
-    graphs: frozenset[tuple[str, str]]
-
-
-def _stamp_notes(before: Settings, after: Settings, graphs: Collection[tuple[str, str]], stamp: OriginStamp | None) -> list[Result]:
-    """What an operator upgrade does to the origin-version stamp, in the mode the graphs are in."""
-    if before.operator_version == after.operator_version or not graphs:
-        return []
-    annotation = consts.ANNOTATION_OPERATOR_ORIGIN_VERSION
-    if stamp is not None:
-        return [Result(
-            f"the graphs keep {annotation} {stamp.version}: the operator stamps it only when it creates a graph "
-            f"(keepSources: the operator reconciles them); a graph created after the upgrade gets {after.operator_version}",
-            severity=Severity.WARNING, code=Code.CONFIG,
-        )]
-    return [Result(
-        f"{annotation} changes {before.operator_version} -> {after.operator_version}: rendered objects are created anew "
-        "on every render, so each render stamps its own version and the worker hash follows it (pin operatorVersion "
-        "in the settings to keep the old stamp; with keepSources the operator keeps the stamp a graph was created with)",
-        severity=Severity.WARNING, code=Code.CONFIG,
-    )]
-
-
-def _keep_origin(doc: Any, stamp: OriginStamp, namespace: str) -> Any:
-    """A DGD that exists on the old side, with the old origin version unless it writes its own.
-
-    Mirrors: internal/webhook/defaulting/dynamographdeployment_handler.go (the origin version is
-    stamped on CREATE only, never over one already set): an upgraded operator reconciling an
-    existing graph sees the version that admitted it.
-    """
-    obj = doc.obj
-    if not isinstance(obj, dict) or obj.get("kind") != "DynamoGraphDeployment":
-        return obj
-    raw_metadata = obj.get("metadata")
-    metadata: dict[str, Any] = raw_metadata if isinstance(raw_metadata, dict) else {}
-    key = (str(metadata.get("namespace") or namespace), str(metadata.get("name") or ""))
-    raw_annotations = metadata.get("annotations")
-    annotations: dict[str, Any] = raw_annotations if isinstance(raw_annotations, dict) else {}
-    if key not in stamp.graphs or consts.ANNOTATION_OPERATOR_ORIGIN_VERSION in annotations:
-        return obj
-    stamped = {**annotations, consts.ANNOTATION_OPERATOR_ORIGIN_VERSION: stamp.version}
-    return {**obj, "metadata": {**metadata, "annotations": stamped}}
-
-
-def _without_stamp(obj: dict[str, Any], documents: Sequence[Any], stamp: OriginStamp, namespace: str) -> dict[str, Any]:
-    """A kept DGD as the source writes it: the stamp given to it for the render stays in the cluster, not in Git."""
-    if obj.get("kind") != "DynamoGraphDeployment":
-        return obj
-    metadata = obj.get("metadata") or {}
-    key = (str(metadata.get("namespace") or namespace), str(metadata.get("name") or ""))
-    if key not in stamp.graphs:
-        return obj
-    for doc in documents:
-        if _keep_origin(doc, stamp, namespace) is doc.obj:
-            continue
-        meta = doc.obj.get("metadata") or {}
-        if (str(meta.get("namespace") or namespace), str(meta.get("name") or "")) == key:
-            annotations = {k: v for k, v in (metadata.get("annotations") or {}).items() if k != consts.ANNOTATION_OPERATOR_ORIGIN_VERSION}
-            new_meta = {k: v for k, v in metadata.items() if k != "annotations"}
-            if annotations:
-                new_meta["annotations"] = annotations
-            return {**obj, "metadata": new_meta}
-    return obj
 
 
 def render_side(
@@ -274,14 +206,14 @@ def render_side(
                 graphs.add((str(obj["metadata"].get("namespace") or settings.namespace), str(obj["metadata"].get("name") or "")))
     if not any(r.is_error for r in results):
         rendered = render_bundle(
-            (Item(doc.obj if stamp is None else _keep_origin(doc, stamp, settings.namespace), doc.file, doc.index) for doc in documents),
+            (Item(doc.obj if stamp is None else keep_origin(doc, stamp, settings.namespace), doc.file, doc.index) for doc in documents),
             settings.config,
             settings.namespace,
             cluster_layers=list(settings.cluster_layers),
         )
         results.extend(rendered.results)
         if stamp is not None:
-            rendered = replace(rendered, objects=[_without_stamp(obj, documents, stamp, settings.namespace) for obj in rendered.objects])
+            rendered = replace(rendered, objects=[without_stamp(obj, documents, stamp, settings.namespace) for obj in rendered.objects])
     results = [_relabel(r, side) for r in results]
     if any(r.is_error for r in results):
         return (None, {}), results
@@ -589,132 +521,3 @@ def _report(results: Sequence[Result], stream: TextIO, texts: Mapping[str, str] 
     """One line per problem (notes left out): ``file:LINE:`` where the file's text is in ``texts`` or can be read again."""
     shown = [r for r in results if r.severity is not Severity.INFO]
     stream.writelines(line + "\n" for line in format_results(shown, TextsOrDisk(texts or {})))
-
-
-_VERBS = {
-    REPLACED: "replaced",
-    ROLLED: "rolled",
-    SCALED: "scaled",
-    ADDED: "added",
-    REMOVED: "removed",
-    CHANGED: "changed",
-}
-_MEANING = {
-    REPLACED: "new pods start, the old workload is removed",
-    ROLLED: "pod template changed: pods restart",
-    SCALED: "replica count changed",
-    ADDED: "new object",
-    REMOVED: "object removed",
-    CHANGED: "no pod restart",
-}
-
-
-def _target(change: Change) -> str:
-    where = f"{change.namespace}/" if change.namespace else ""
-    text = f"{change.kind} {where}{change.name}"
-    if change.clique is not None:
-        text += f" (clique {change.clique})"
-    if change.replaced_by is not None:
-        text += f" -> {change.replaced_by_kind + ' ' if change.replaced_by_kind else ''}{change.replaced_by}"
-        if change.replaced_by_clique is not None:
-            text += f" (clique {change.replaced_by_clique})"
-    return text
-
-
-def _gpu_delta(change: Change) -> str:
-    pods = ""
-    if change.action == REPLACED and change.kind in WORKLOAD_KINDS:
-        pods = f", pods {change.pods_before}" if change.pods_before == change.pods_after else (
-            f", pods {change.pods_before} -> {change.pods_after}"
-        )
-    if change.gpus_before == change.gpus_after:
-        if change.gpus_after and change.action in (REPLACED, ROLLED):
-            return f"{change.gpus_after} GPUs{pods}"
-        return pods[2:]
-    return f"GPUs {change.gpus_before} -> {change.gpus_after} ({change.gpus_after - change.gpus_before:+d}){pods}"
-
-
-def _meaning(change: Change) -> str:
-    """What the change does, with its reason where one is known."""
-    if change.action == REPLACED:
-        meaning = _MEANING[REPLACED] if change.kind in WORKLOAD_KINDS else "the Service is recreated under its new name"
-        return f"replaced because {change.reason}: {meaning}" if change.reason else meaning
-    if change.reason:
-        return change.reason
-    return _MEANING[change.action]
-
-
-def format_text(impact: Impact) -> str:
-    """The human report."""
-    lines: list[str] = []
-    if not impact.changes:
-        lines.append("no changes")
-    for change in impact.changes:
-        detail = _gpu_delta(change)
-        why = f": {change.reason}" if change.reason else ""
-        lines.append(f"{_VERBS[change.action]:<9} {_target(change)}" + (f"  ({detail})" if detail else "") + why)
-        lines += [f"{'':<9}   {line}" for line in change.pod_changes]
-    lines.append("")
-    lines.extend(_totals(impact, markdown=False))
-    return "\n".join(lines) + "\n"
-
-
-def format_markdown(impact: Impact) -> str:
-    """The report as Markdown, for a pull-request comment."""
-    lines = ["### dynamo-render diff", ""]
-    if not impact.changes:
-        lines.append("No change to rendered objects.")
-    else:
-        lines += ["| action | object | GPUs | what happens |", "|---|---|---|---|"]
-        for change in impact.changes:
-            gpus = _gpu_delta(change) or "-"
-            lines.append(f"| {change.action} | `{_target(change)}` | {gpus} | {_meaning(change)} |")
-        detailed = [c for c in impact.changes if c.pod_changes]
-        if detailed:
-            lines += ["", "#### What changes in the pods", ""]
-            for change in detailed:
-                lines.append(f"- `{_target(change)}`")
-                lines += [f"  - {_markdown_text(line)}" for line in change.pod_changes]
-    lines.append("")
-    lines.extend(_totals(impact, markdown=True))
-    return "\n".join(lines) + "\n"
-
-
-def _markdown_text(text: str) -> str:
-    """A line of user values in Markdown: as code, so that no value renders as markup."""
-    fence = "``" if "`" in text else "`"
-    return f"{fence} {text} {fence}" if fence == "``" else f"`{text}`"
-
-
-def _totals(impact: Impact, markdown: bool) -> list[str]:
-    before, after, peak = impact.before, impact.after, impact.peak
-    bullet = "- " if markdown else ""
-    lines = [
-        f"{bullet}GPUs: {before.gpus} -> {after.gpus} ({after.gpus - before.gpus:+d}); "
-        f"pods: {before.pods} -> {after.pods} ({after.pods - before.pods:+d})"
-    ]
-    extra = peak.gpus - max(before.gpus, after.gpus)
-    if extra > 0 or peak.pods > max(before.pods, after.pods):
-        lines.append(
-            f"{bullet}peak during the sync: {peak.gpus} GPUs ({peak.gpus - before.gpus:+d} over today), {peak.pods} pods: "
-            "the new workloads start before the old ones are pruned (Argo CD PruneLast=true), "
-            f"so {max(peak.gpus - before.gpus, 0)} more GPUs must be free or the new pods stay Pending"
-        )
-    namespaces = sorted(set(before.by_namespace) | set(after.by_namespace))
-    if len(namespaces) > 1:
-        for ns in namespaces:
-            gb, pb = before.by_namespace.get(ns, (0, 0))
-            ga, pa = after.by_namespace.get(ns, (0, 0))
-            gp, _ = peak.by_namespace.get(ns, (0, 0))
-            lines.append(f"{'  - ' if markdown else '  '}namespace {ns}: GPUs {gb} -> {ga} (peak {gp}), pods {pb} -> {pa}")
-    if before.dra_pods or after.dra_pods:
-        lines.append(
-            f"{bullet}pods whose GPUs come from DRA claims (not counted above): {before.dra_pods} -> {after.dra_pods}"
-        )
-    replaced = sum(1 for c in impact.changes if c.action == REPLACED and c.kind in WORKLOAD_KINDS)
-    if replaced:
-        lines.append(
-            f"{bullet}{replaced} workload(s) replaced: in Argo CD the old workload is pruned in the same sync "
-            "(after the rest of the sync with PruneLast=true); capacity drops until the new pods are ready"
-        )
-    return lines
