@@ -9,7 +9,8 @@ action's own shell step for the settings-only case):
   every Deployment is one ``replaced`` entry naming the PodCliqueSet clique that takes its pods,
   with the reason, the frontend Service says its pods are replaced, and ``--fail-on-replace``
   fails;
-- a multinode switch (``multinode.nodeCount: 2``): the Deployment is replaced by a
+- a multinode switch (``multinode.nodeCount: 2``, in the DGD, or set by a kustomize overlay's
+  patch with both revisions built by kustomize): the Deployment is replaced by a
   LeaderWorkerSet, its GPUs and pods doubling, and the worker's Service follows it;
 - an image bump on a 16-GPU graph (prefill and decode, 8 GPUs each): both workers are replaced
   (the graph has one worker hash), the prefill because the hash changed elsewhere, and the
@@ -28,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -313,3 +315,25 @@ def test_two_components_of_one_type_renamed_at_once_are_not_paired(tmp_path: Pat
     report = _json(repo, "--base", base, "apps/chat")
     assert sorted(c["action"] for c in _workloads(report)) == ["added", "added", "removed", "removed"]
     assert report["replacedWorkloads"] == 0
+
+
+def test_multinode_switch_set_by_a_kustomize_overlay(tmp_path: Path) -> None:
+    """The overlay's JSON 6902 patch makes the worker multinode; the base revision is built by kustomize too."""
+    if shutil.which("kustomize") is None and shutil.which("kubectl") is None:
+        pytest.skip("neither kustomize nor kubectl is installed")
+    overlay = "resources:\n- ../../base\n"
+    patch = (
+        "patches:\n- target:\n    kind: DynamoGraphDeployment\n    name: chat\n  patch: |-\n"
+        "    - op: add\n      path: /spec/components/1/multinode\n      value:\n        nodeCount: 2\n"
+    )
+    repo, base = _repo(
+        tmp_path,
+        {"base/dgd.yaml": _dgd(_worker()), "base/kustomization.yaml": "resources:\n- dgd.yaml\n",
+         "apps/prod/kustomization.yaml": overlay},
+        {"apps/prod/kustomization.yaml": overlay + patch},
+    )
+    report = _json(repo, "--base", base, "apps/prod")
+    (change,) = _workloads(report)
+    assert (change["action"], change["replacedByKind"], change["reason"]) == ("replaced", "LeaderWorkerSet", "the component became multinode")
+    assert change["gpus"] == {"before": 4, "after": 8}
+    assert (report["gpus"]["before"], report["gpus"]["after"], report["gpus"]["peak"]) == (4, 8, 12)
