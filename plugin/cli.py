@@ -134,11 +134,26 @@ def convert(paths: tuple[str, ...], output: str, in_place: bool, as_stored: bool
     help="The old side's DynamoRenderConfig file (plugin settings), as --old-operator-config. REV:PATH reads it "
     "from git revision REV, with the files it names.",
 )
+@click.option(
+    "--old-cluster-state", metavar="FILE|REV:PATH",
+    help="The old side's cluster-state file, as --old-operator-config.",
+)
+@click.option(
+    "--old-operator-release", metavar="RELEASE",
+    help="The old side's operator release profile (as --operator-release): PATHS rendered under it and under the "
+    "selected release are what moving the operator does to unchanged manifests.",
+)
+@click.option(
+    "--settings-from-worktree", is_flag=True,
+    help="With --base: render both sides under the work tree's settings files (by default a settings file "
+    "named by path and kept in git is read from REV for the base side, as the sources are).",
+)
 @click.option("-o", "--output", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 @click.option("--exit-code", is_flag=True, help="Exit 1 when anything changed, as git diff --exit-code does.")
-@table_options(*SHARED)
+@table_options(*SHARED, "operator-release", "keep-sources")
 def diff(
-    paths: tuple[str, ...], base: str | None, old_operator_config: str | None, old_config: str | None, output: str,
+    paths: tuple[str, ...], base: str | None, old_operator_config: str | None, old_config: str | None,
+    old_cluster_state: str | None, old_operator_release: str | None, settings_from_worktree: bool, output: str,
     exit_code: bool, **shared: Any,
 ) -> None:
     """What a change does to running workloads and GPUs: diff OLD NEW, diff --base REV PATH..., or
@@ -150,19 +165,32 @@ def diff(
     """
     from plugin.frontends.diff import OldSettings, run
 
-    old_settings = OldSettings(old_operator_config, old_config)
+    if old_operator_release is not None:
+        from renderer.releases import find_release, release_names
+
+        found = find_release(old_operator_release)
+        if found is None:
+            raise click.UsageError(
+                f"--old-operator-release {old_operator_release!r}: unknown operator release (known: {', '.join(release_names())})"
+            )
+        old_operator_release = found.name
+    old_settings = OldSettings(old_operator_config, old_config, old_cluster_state, old_operator_release)
     common = given_values(shared)
     problem = _diff_usage_problem(paths, base, old_settings, common)
+    if settings_from_worktree and base is None:
+        problem = "--settings-from-worktree applies to --base REV only"
     if problem:
         raise click.UsageError(problem)
     # --base reads the old side from git; old settings alone render the same PATHs on both sides.
     old, new = ((), paths) if base is not None else (paths, paths) if old_settings.given else ((paths[0],), (paths[1],))
-    _exit(lambda: run(old, new, base, output, exit_code, sys.stdout, sys.stderr, common, old_settings))
+    _exit(lambda: run(old, new, base, output, exit_code, sys.stdout, sys.stderr, common, old_settings, settings_from_worktree))
 
 
 def _diff_usage_problem(paths: tuple[str, ...], base: str | None, old: OldSettings, common: OptionValues) -> str:
     """Why a diff command line makes no sense ("" when it does)."""
-    for flag, value in (("--old-operator-config", old.operator_config), ("--old-config", old.config)):
+    for flag, value in (
+        ("--old-operator-config", old.operator_config), ("--old-config", old.config), ("--old-cluster-state", old.cluster_state),
+    ):
         if value is not None and not value.strip():
             return f"{flag} needs a file (or REV:path)"
     if not old.given:
@@ -171,8 +199,12 @@ def _diff_usage_problem(paths: tuple[str, ...], base: str | None, old: OldSettin
             "--old-config) and one or more PATHs"
         )
     if "-" in paths:
-        return "--old-operator-config and --old-config render the same sources twice: stdin (-) cannot be read twice"
-    same = _same_file(old.operator_config, common.get("operator-config-path")) and _same_file(old.config, common.get("config"))
+        return "old settings render the same sources twice: stdin (-) cannot be read twice"
+    same = (
+        _same_file(old.operator_config, common.get("operator-config-path")) and _same_file(old.config, common.get("config"))
+        and _same_file(old.cluster_state, common.get("cluster-state"))
+        and (old.operator_release is None or old.operator_release == common.get("operator-release"))
+    )
     if base is None and same:
         return (
             "the old settings are the new settings: nothing differs between the sides (give --operator-config or "

@@ -5,35 +5,42 @@ identity (API group, kind, namespace, name) and each difference is classified by
 in a cluster:
 
 - ``added`` / ``removed``: an object only on one side;
-- ``replaced``: a workload (or a worker's Service) removed and another of the same kind added
-  for the same graph component (the DGD worker hash renamed it), reported once with ``replacedBy``;
+- ``replaced``: a workload removed and another added that serve the same graph component (a
+  worker-hash rename, a move to or from a PodCliqueSet clique on the Grove pathway, a component
+  becoming multinode or single-node, a component renamed where the pairing is certain),
+  reported once with ``replacedBy`` and its reason; a worker's Service that follows its pods too;
 - ``rolled``: the same workload with a changed pod template (its pods restart);
   a rolled or replaced workload lists what changed in its pods (``pod_changes``: containers,
   images, commands, security flags, env, volumes, pod labels and annotations; see
   renderer/objects/podchanges.py);
 - ``scaled``: the same workload with only its replica counts changed;
-- ``changed``: any other difference (Services, RBAC, ConfigMaps, workload metadata).
+- ``changed``: any other difference (Services, RBAC, ConfigMaps, workload metadata); a Service
+  whose selected pods are replaced says so in its reason.
 
 GPU totals count GPUs requested per pod times pods, over Deployments, LeaderWorkerSets and
 PodCliqueSets, as the Kubernetes scheduler sums a pod's request: the containers plus restartable
 (sidecar) init containers, or the largest other init container if that is larger. Pods that
-ask for GPUs only through DRA claims are counted as pods and reported, not guessed.
+ask for GPUs only through DRA claims are counted as pods and reported, not guessed. The peak is
+the new side plus the old side of every replaced or removed workload: what a sync holds at once
+when nothing is pruned before everything new is applied (Argo CD ``PruneLast=true``).
 
 Pure: no I/O. The ``diff`` command renders both sides and formats what this returns.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from renderer.records import dataclass, field
 from typing import Any
 
-from renderer import consts
-from renderer.clashes import Identity, identity_of
-from renderer.cluster.dra import is_gpu_resource_name
+from plugin.impact_pairs import REASON_WORKER_HASH, echoes_worker_hash, members_of, pair_members, pair_services, service_pods_replaced
+from plugin.impact_usage import WORKLOAD_KINDS, Capacity, Usage, capacity, identity, usage_of
+from renderer.clashes import Identity
 from renderer.objects.podchanges import pod_changes
 
-WORKLOAD_KINDS = frozenset({"Deployment", "LeaderWorkerSet", "PodCliqueSet"})
+__all__ = [
+    "ACTION_ORDER", "ADDED", "CHANGED", "REMOVED", "REPLACED", "ROLLED", "SCALED", "WORKLOAD_KINDS", "Capacity", "Change",
+    "Impact", "Usage", "capacity", "classify", "compare", "identity", "pod_templates", "usage_of",
+]
 
 ADDED = "added"
 REMOVED = "removed"
@@ -48,7 +55,13 @@ ACTION_ORDER = (REPLACED, ROLLED, SCALED, ADDED, REMOVED, CHANGED)
 
 @dataclass(frozen=True)
 class Change:
-    """One object-level difference between the two sides."""
+    """One object-level difference between the two sides.
+
+    A replaced workload that serves its component under another kind names the new kind
+    (``replaced_by_kind``); a PodCliqueSet side names the clique that serves the component
+    (``clique`` on the old side, ``replaced_by_clique`` on the new). ``reason`` says why pods
+    are replaced (or, on a Service, that the pods it selects are).
+    """
 
     action: str
     kind: str
@@ -61,6 +74,12 @@ class Change:
     gpus_after: int = 0
     # What changed in the pods of a rolled or replaced workload, one line each.
     pod_changes: tuple[str, ...] = ()
+    reason: str | None = None
+    replaced_by_kind: str | None = None
+    clique: str | None = None
+    replaced_by_clique: str | None = None
+    pods_before: int = 0
+    pods_after: int = 0
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -72,48 +91,38 @@ class Change:
         }
         if self.replaced_by is not None:
             out["replacedBy"] = self.replaced_by
+        if self.replaced_by_kind is not None:
+            out["replacedByKind"] = self.replaced_by_kind
+        if self.clique is not None:
+            out["clique"] = self.clique
+        if self.replaced_by_clique is not None:
+            out["replacedByClique"] = self.replaced_by_clique
+        if self.reason:
+            out["reason"] = self.reason
         if self.source:
             out["source"] = self.source
         if self.gpus_before or self.gpus_after:
             out["gpus"] = {"before": self.gpus_before, "after": self.gpus_after}
+        if self.pods_before or self.pods_after:
+            out["pods"] = {"before": self.pods_before, "after": self.pods_after}
         if self.pod_changes:
             out["podChanges"] = list(self.pod_changes)
         return out
 
 
 @dataclass
-class Capacity:
-    """GPUs and pods of the workloads of one side, overall and per namespace."""
-
-    gpus: int = 0
-    pods: int = 0
-    dra_pods: int = 0
-    by_namespace: dict[str, tuple[int, int]] = field(default_factory=dict)  # namespace -> (gpus, pods)
-
-    def add(self, namespace: str, usage: Usage) -> None:
-        self.gpus += usage.gpus
-        self.pods += usage.pods
-        self.dra_pods += usage.dra_pods
-        gpus, pods = self.by_namespace.get(namespace, (0, 0))
-        self.by_namespace[namespace] = (gpus + usage.gpus, pods + usage.pods)
-
-
-@dataclass(frozen=True)
-class Usage:
-    """What one workload asks for: GPUs and pods in total, and pods whose GPUs come from DRA claims."""
-
-    gpus: int = 0
-    pods: int = 0
-    dra_pods: int = 0
-
-
-@dataclass
 class Impact:
-    """Every change, and capacity before and after."""
+    """Every change, capacity before and after, and the peak a sync needs.
+
+    ``peak`` is what the namespace holds at the moment of a sync when every new workload runs
+    and nothing old is pruned yet (Argo CD with ``PruneLast=true``): the new side plus the old
+    side of every replaced or removed workload. A rolling update's surge pods are not counted.
+    """
 
     changes: list[Change]
     before: Capacity
     after: Capacity
+    peak: Capacity = field(default_factory=Capacity)
 
     @property
     def changed(self) -> bool:
@@ -122,20 +131,25 @@ class Impact:
     def as_json(self) -> dict[str, Any]:
         namespaces = sorted(set(self.before.by_namespace) | set(self.after.by_namespace))
 
-        def totals(before: int, after: int, column: int) -> dict[str, Any]:
+        def totals(before: int, after: int, peak: int, column: int) -> dict[str, Any]:
             """A capacity before and after, in all and per namespace (``column`` 0: GPUs, 1: pods)."""
             by_namespace = {
-                ns: {"before": self.before.by_namespace.get(ns, (0, 0))[column], "after": self.after.by_namespace.get(ns, (0, 0))[column]}
+                ns: {
+                    "before": self.before.by_namespace.get(ns, (0, 0))[column],
+                    "after": self.after.by_namespace.get(ns, (0, 0))[column],
+                    "peak": self.peak.by_namespace.get(ns, (0, 0))[column],
+                }
                 for ns in namespaces
             }
-            return {"before": before, "after": after, "byNamespace": by_namespace}
+            return {"before": before, "after": after, "peak": peak, "byNamespace": by_namespace}
 
         return {
             "changes": [c.as_json() for c in self.changes],
-            "gpus": totals(self.before.gpus, self.after.gpus, 0),
-            "pods": totals(self.before.pods, self.after.pods, 1),
+            "gpus": totals(self.before.gpus, self.after.gpus, self.peak.gpus, 0),
+            "pods": totals(self.before.pods, self.after.pods, self.peak.pods, 1),
             "draPods": {"before": self.before.dra_pods, "after": self.after.dra_pods},
             "summary": {action: sum(1 for c in self.changes if c.action == action) for action in ACTION_ORDER},
+            "replacedWorkloads": sum(1 for c in self.changes if c.action == REPLACED and c.kind in WORKLOAD_KINDS),
         }
 
 
@@ -146,33 +160,83 @@ def compare(
     sources_after: dict[Identity, str] | None = None,
     default_namespace: str = "default",
 ) -> Impact:
-    """Classify every difference between two rendered bundles and total their GPUs and pods."""
+    """Classify every difference between two rendered bundles and total their GPUs and pods.
+
+    Workloads only on one side are paired when they serve the same graph component: the same
+    kind under a new worker hash, across kinds (Deployment, LeaderWorkerSet, a PodCliqueSet's
+    clique) when the graph changes pathway or a component becomes multinode, and a renamed
+    component when it is the only one of its type that left and came in within its graph.
+    Each pair is one ``replaced`` change with its reason; a Service is paired with the one that
+    selects the replacement pods, and a Service kept whose pods are replaced says so.
+    """
     old = _index(before, default_namespace)
     new = _index(after, default_namespace)
     sources_before = sources_before or {}
     sources_after = sources_after or {}
     changes: list[Change] = []
 
-    # Workloads that left and came back under another name for the same graph component.
     removed = [key for key in old if key not in new]
     added = [key for key in new if key not in old]
-    replacements = _pair_replacements(removed, added, old, new)
-    paired_new = set(replacements.values())
-    for key in removed:
-        obj = old[key]
-        usage = usage_of(obj)
-        if key in replacements:
-            new_key = replacements[key]
-            changes.append(
-                _change(REPLACED, key, obj, replaced_by=new_key[3], source=sources_after.get(new_key) or sources_before.get(key),
-                        gpus_before=usage.gpus, gpus_after=usage_of(new[new_key]).gpus,
-                        pod_changes=tuple(pod_changes(obj, new[new_key])))
+    old_members = {key: members_of(old[key], key) for key in removed if old[key].get("kind") in WORKLOAD_KINDS}
+    new_members = {key: members_of(new[key], key) for key in added if new[key].get("kind") in WORKLOAD_KINDS}
+    member_pairs = pair_members(
+        [m for ms in old_members.values() for m in ms], [m for ms in new_members.values() for m in ms], old, new
+    )
+    paired_old = {m.key for m, _, _ in member_pairs}
+    paired_new = {n.key for _, n, _ in member_pairs}
+    for m, n, reason in member_pairs:
+        lines: tuple[str, ...] = ()
+        if m.key[1] == n.key[1]:
+            lines = tuple(pod_changes(old[m.key], new[n.key]))
+            if reason == REASON_WORKER_HASH:
+                lines = tuple(line for line in lines if not echoes_worker_hash(line))
+                if not lines:
+                    reason += " (its own pod template is otherwise unchanged)"
+        changes.append(
+            _change(
+                REPLACED, m.key, old[m.key], replaced_by=n.key[3], source=sources_after.get(n.key) or sources_before.get(m.key),
+                gpus_before=m.usage.gpus, gpus_after=n.usage.gpus, pods_before=m.usage.pods, pods_after=n.usage.pods,
+                pod_changes=lines, reason=reason, clique=m.clique, replaced_by_clique=n.clique,
+                replaced_by_kind=n.key[1] if n.key[1] != m.key[1] else None,
             )
-        else:
-            changes.append(_change(REMOVED, key, obj, source=sources_before.get(key), gpus_before=usage.gpus))
+        )
+    # What a workload with some cliques paired keeps on its own: those cliques, one by one.
+    for key, members in old_members.items():
+        if key in paired_old:
+            paired = {m.clique for m, _, _ in member_pairs if m.key == key}
+            for m in members:
+                if m.clique not in paired:
+                    changes.append(_change(REMOVED, key, old[key], source=sources_before.get(key), clique=m.clique,
+                                           gpus_before=m.usage.gpus, pods_before=m.usage.pods))
+    for key, members in new_members.items():
+        if key in paired_new:
+            paired = {n.clique for _, n, _ in member_pairs if n.key == key}
+            for n in members:
+                if n.clique not in paired:
+                    changes.append(_change(ADDED, key, new[key], source=sources_after.get(key), clique=n.clique,
+                                           gpus_after=n.usage.gpus, pods_after=n.usage.pods))
+
+    # Services that left and came back under another name for the pods of the same component.
+    service_pairs = pair_services(
+        [k for k in removed if k not in paired_old], [k for k in added if k not in paired_new], old, new, member_pairs
+    )
+    replaced_by = {m: (n, reason) for m, n, reason in member_pairs}
+    for key, (new_key, reason) in service_pairs.items():
+        changes.append(_change(REPLACED, key, old[key], replaced_by=new_key[3], reason=reason,
+                               source=sources_after.get(new_key) or sources_before.get(key)))
+    paired_old |= set(service_pairs)
+    paired_new |= {new_key for new_key, _ in service_pairs.values()}
+
+    for key in removed:
+        if key not in paired_old:
+            usage = usage_of(old[key])
+            changes.append(_change(REMOVED, key, old[key], source=sources_before.get(key),
+                                   gpus_before=usage.gpus, pods_before=usage.pods))
     for key in added:
         if key not in paired_new:
-            changes.append(_change(ADDED, key, new[key], source=sources_after.get(key), gpus_after=usage_of(new[key]).gpus))
+            usage = usage_of(new[key])
+            changes.append(_change(ADDED, key, new[key], source=sources_after.get(key),
+                                   gpus_after=usage.gpus, pods_after=usage.pods))
 
     # Objects on both sides.
     for key, obj in new.items():
@@ -180,15 +244,22 @@ def compare(
         if previous is None or previous == obj:
             continue
         action = classify(previous, obj)
+        service_reason = service_pods_replaced(previous, obj, replaced_by) if obj.get("kind") == "Service" else None
+        was, now = usage_of(previous), usage_of(obj)
         changes.append(
             _change(action, key, obj, source=sources_after.get(key),
-                    gpus_before=usage_of(previous).gpus, gpus_after=usage_of(obj).gpus,
-                    pod_changes=tuple(pod_changes(previous, obj)) if action == ROLLED else ())
+                    gpus_before=was.gpus, gpus_after=now.gpus, pods_before=was.pods, pods_after=now.pods,
+                    pod_changes=tuple(pod_changes(previous, obj)) if action == ROLLED else (), reason=service_reason)
         )
 
     rank = {action: i for i, action in enumerate(ACTION_ORDER)}
-    changes.sort(key=lambda c: (rank[c.action], c.namespace, c.kind, c.name))
-    return Impact(changes, capacity(old.values(), default_namespace), capacity(new.values(), default_namespace))
+    changes.sort(key=lambda c: (rank[c.action], c.namespace, c.kind, c.name, c.clique or ""))
+    after_capacity = capacity(new.values(), default_namespace)
+    peak = capacity(new.values(), default_namespace)
+    for change in changes:
+        if change.action in (REPLACED, REMOVED) and change.kind in WORKLOAD_KINDS:
+            peak.add(change.namespace, Usage(change.gpus_before, change.pods_before))
+    return Impact(changes, capacity(old.values(), default_namespace), after_capacity, peak)
 
 
 def classify(before: dict[str, Any], after: dict[str, Any]) -> str:
@@ -249,155 +320,12 @@ def _drop_clique_replicas(clique: Any) -> Any:
     return {**clique, "spec": spec}
 
 
-def _pair_replacements(
-    removed: list[Identity], added: list[Identity], old: dict[Identity, Any], new: dict[Identity, Any]
-) -> dict[Identity, Identity]:
-    """Removed object -> added object of the same kind, namespace and graph component.
-
-    The component is read from the labels the operator puts on what it renders for a graph
-    component (``nvidia.com/dynamo-graph-deployment-name`` and ``nvidia.com/dynamo-component``):
-    a worker's workload and its Service follow the worker-hash rename together. Objects without
-    them (plain DCDs, hand-written ones) are never paired.
-    """
-    by_component: dict[tuple[str, str, str, str, str], list[Identity]] = defaultdict(list)
-    for key in added:
-        component = _component(new[key])
-        if component is not None:
-            by_component[(key[0], key[1], key[2], *component)].append(key)
-    pairs: dict[Identity, Identity] = {}
-    for key in removed:
-        component = _component(old[key])
-        if component is None:
-            continue
-        candidates = by_component.get((key[0], key[1], key[2], *component))
-        if candidates:
-            pairs[key] = candidates.pop(0)
-    return pairs
-
-
-def _component(obj: dict[str, Any]) -> tuple[str, str] | None:
-    labels = (obj.get("metadata") or {}).get("labels") or {}
-    graph = labels.get(consts.LABEL_GRAPH_DEPLOYMENT_NAME)
-    component = labels.get(consts.LABEL_COMPONENT)
-    if not graph or not component:
-        return None
-    return str(graph), str(component)
-
-
-def capacity(objects: Any, default_namespace: str = "default") -> Capacity:
-    """GPU and pod totals of the workloads among ``objects``."""
-    total = Capacity()
-    for obj in objects:
-        if isinstance(obj, dict) and obj.get("kind") in WORKLOAD_KINDS:
-            total.add(identity(obj, default_namespace)[2], usage_of(obj))
-    return total
-
-
-def usage_of(obj: dict[str, Any]) -> Usage:
-    """GPUs and pods one workload asks for (zero for anything that is not a workload)."""
-    spec = obj.get("spec") or {}
-    kind = obj.get("kind")
-    if kind == "Deployment":
-        replicas = _count(spec.get("replicas"), 1)
-        return _scale(_pod(((spec.get("template") or {}).get("spec"))), replicas)
-    if kind == "LeaderWorkerSet":
-        replicas = _count(spec.get("replicas"), 1)
-        lwt = spec.get("leaderWorkerTemplate") or {}
-        size = _count(lwt.get("size"), 1)
-        worker = _pod((lwt.get("workerTemplate") or {}).get("spec"))
-        leader_template = lwt.get("leaderTemplate")
-        leader = _pod(leader_template.get("spec")) if isinstance(leader_template, dict) else worker
-        group = _sum(leader, _scale(worker, size - 1))
-        return _scale(group, replicas)
-    if kind == "PodCliqueSet":
-        replicas = _count(spec.get("replicas"), 1)
-        template = spec.get("template") or {}
-        group_of: dict[str, int] = {}
-        for group in template.get("podCliqueScalingGroups") or []:
-            if isinstance(group, dict):
-                for name in group.get("cliqueNames") or []:
-                    group_of[str(name)] = _count(group.get("replicas"), 1)
-        total = Usage()
-        for clique in template.get("cliques") or []:
-            if not isinstance(clique, dict):
-                continue
-            clique_spec = clique.get("spec") or {}
-            pods = _count(clique_spec.get("replicas"), 1) * group_of.get(str(clique.get("name")), 1)
-            total = _sum(total, _scale(_pod(clique_spec.get("podSpec")), pods))
-        return _scale(total, replicas)
-    return Usage()
-
-
-def _pod(pod_spec: Any) -> Usage:
-    """One pod: its effective GPU request, as the scheduler computes a pod's request."""
-    if not isinstance(pod_spec, dict):
-        return Usage(pods=1)
-    regular = sum(_container_gpus(c) for c in pod_spec.get("containers") or [])
-    sidecars = 0
-    largest_init = 0
-    for init in pod_spec.get("initContainers") or []:
-        if isinstance(init, dict) and init.get("restartPolicy") == "Always":
-            sidecars += _container_gpus(init)
-        else:
-            largest_init = max(largest_init, _container_gpus(init))
-    gpus = max(regular + sidecars, largest_init)
-    dra = 1 if gpus == 0 and pod_spec.get("resourceClaims") else 0
-    return Usage(gpus=gpus, pods=1, dra_pods=dra)
-
-
-def _container_gpus(container: Any) -> int:
-    """Scalar GPUs of one container: limits, else requests (the API server copies limits into requests)."""
-    if not isinstance(container, dict):
-        return 0
-    resources = container.get("resources") or {}
-    for section in ("limits", "requests"):
-        values = resources.get(section) or {}
-        names = [n for n in values if is_gpu_resource_name(n)]
-        if names:
-            return sum(_count(values[n], 0) for n in names)
-    return 0
-
-
-def _count(value: Any, default: int) -> int:
-    if value is None:
-        return default
-    if isinstance(value, bool):
-        return default
-    if isinstance(value, int):
-        return value
-    try:
-        return int(str(value))
-    except ValueError:
-        return default
-
-
-def _scale(usage: Usage, n: int) -> Usage:
-    return Usage(usage.gpus * n, usage.pods * n, usage.dra_pods * n)
-
-
-def _sum(a: Usage, b: Usage) -> Usage:
-    return Usage(a.gpus + b.gpus, a.pods + b.pods, a.dra_pods + b.dra_pods)
-
-
 def _index(objects: list[dict[str, Any]], default_namespace: str) -> dict[Identity, dict[str, Any]]:
     out: dict[Identity, dict[str, Any]] = {}
     for obj in objects:
         if isinstance(obj, dict):
             out[identity(obj, default_namespace)] = obj
     return out
-
-
-def identity(obj: dict[str, Any], default_namespace: str = "default") -> Identity:
-    """(API group, kind, namespace, name): the key an object is matched by on both sides.
-
-    The identity the API server stores it under (``renderer.clashes.identity_of``: no namespace
-    for a cluster-scoped kind); rendered objects always have a name.
-    """
-    key = identity_of(obj, default_namespace)
-    if key is None:
-        group = str(obj.get("apiVersion") or "").rpartition("/")[0]
-        return group, str(obj.get("kind") or ""), default_namespace, ""
-    return key
 
 
 def _change(action: str, key: Identity, obj: dict[str, Any], **kwargs: Any) -> Change:

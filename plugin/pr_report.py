@@ -7,12 +7,14 @@ Run by the GitHub Action (``action.yml``) and the GitLab CI template (docs/diff-
    ``git fetch --depth=1 origin REV``);
 2. runs ``dynamo-render diff --base REV`` on the paths, once for JSON (what changed) and once
    for Markdown (what the reviewer reads), with any extra diff options given after ``--``
-   (old settings read from the base revision too: ``--old-config REV:path``);
+   (settings files they name are read from the base revision for the base side, as the
+   manifests are; ``--settings-from-worktree`` keeps the work tree's);
 3. appends the report to the job summary (``$GITHUB_STEP_SUMMARY`` when set, or ``--summary``);
 4. creates one comment on the pull request, or updates the one it made before, found again by
    a hidden marker (``--marker``); ``--dry-run`` prints the requests instead of sending them;
 5. exits 1 when a side fails to render, or with ``--fail-on-replace`` when any workload would be
-   replaced (a worker-hash rename), and 0 otherwise.
+   replaced (a worker-hash rename, a move to or from the Grove pathway, a component becoming
+   multinode or single-node, a renamed component), and 0 otherwise.
 
 Where the forge is told by ``--provider`` (``github`` or ``gitlab``, default ``github``), it reads
 the CI's own variables: ``GITHUB_API_URL``, ``GITHUB_REPOSITORY``, ``GITHUB_EVENT_PATH`` (the pull

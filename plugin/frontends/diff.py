@@ -12,7 +12,11 @@ new settings is what an operator or settings upgrade does, and with ``--base`` t
 takes both the old revision and the old settings. An old settings file given as ``REV:path``
 is read from git revision ``REV`` as ``git show`` reads it (``path`` from the top of the
 repository, ``./path`` from the working directory), with the files its ``operatorConfigPath``
-and ``clusterStatePath`` name, from the same revision.
+and ``clusterStatePath`` name, from the same revision. With ``--base REV`` and no old flag, a
+settings file named by path inside the work tree is read from ``REV`` for the old side by
+default (``--settings-from-worktree``: the work tree's on both sides). ``--old-operator-release``
+renders the old side under another release profile; a graph the operator reconciles
+(``keepSources``) keeps the origin version it was created with.
 
 Exit codes: 0 (no change, or any change without ``--exit-code``), 1 when a side fails to render
 or git cannot give the base revision, or, with ``--exit-code``, when anything changed (as
@@ -30,7 +34,9 @@ from collections.abc import Collection, Mapping, Sequence
 from renderer.records import dataclass, replace
 from typing import Any, TextIO
 
-from plugin.impact import WORKLOAD_KINDS, ADDED, CHANGED, REMOVED, REPLACED, ROLLED, SCALED, Change, Impact, compare, identity
+from plugin.frontends.diff_report import format_markdown, format_text
+from plugin.frontends.diff_stamp import OriginStamp, keep_origin, stamp_notes, without_stamp
+from plugin.impact import compare, identity
 from plugin.options import OptionValues
 from plugin.files import KUSTOMIZATION_FILES, TextsOrDisk, is_within
 from plugin.settings import Settings, is_settings_document, load_manifests, resolve_settings, settings_files
@@ -49,10 +55,23 @@ class OldSettings:
 
     operator_config: str | None = None
     config: str | None = None
+    cluster_state: str | None = None
+    # The old side's operator release profile (renderer/releases.py), by name.
+    operator_release: str | None = None
 
     @property
     def given(self) -> bool:
-        return self.operator_config is not None or self.config is not None
+        return any(v is not None for v in (self.operator_config, self.config, self.cluster_state, self.operator_release))
+
+
+# An old settings value that says the old side has no such file (it is not in the base revision).
+NOT_IN_BASE = ""
+# (option name, OldSettings field, old flag)
+_SETTINGS_FILES = (
+    ("operator-config-path", "operator_config", "--old-operator-config"),
+    ("config", "config", "--old-config"),
+    ("cluster-state", "cluster_state", "--old-cluster-state"),
+)
 
 
 @dataclass(frozen=True)
@@ -77,13 +96,19 @@ def run(
     stderr: TextIO,
     common: OptionValues | None = None,
     old_settings: OldSettings = OldSettings(),
+    settings_from_worktree: bool = False,
 ) -> int:
     """Render both sides, compare them, print the report; returns the exit code.
 
     With ``old_settings`` given, the old side renders ``old`` (or the base revision of ``new``)
-    under them, and the new side ``new`` under ``common``.
+    under them, and the new side ``new`` under ``common``. With ``base``, a settings file named
+    by path and kept in git is read from the base revision for the old side (see
+    ``settings_from_base``) unless ``settings_from_worktree``.
     """
     common = common or {}
+    if base is not None and not settings_from_worktree:
+        old_settings, notes = settings_from_base(base, common, old_settings)
+        _report(notes, stderr)
     raw = common.get("kustomize") is False
     settings, problems = resolve_settings(common)
     if settings is None or any(r.is_error for r in problems):
@@ -112,9 +137,15 @@ def run(
         # A file either side's settings name is configuration on both sides, never a manifest.
         named = _work_tree_names(settings, renames) | _work_tree_names(before_settings, renames)
         texts: dict[str, str] = {}
-        (before, sources_before), problems_before = render_side(old_side, before_settings, raw, named, texts)
-        (after, sources_after), problems_after = render_side(Side("new", tuple(new)), settings, raw, named, texts)
-    problems = problems_before + problems_after
+        graphs: set[tuple[str, str]] = set()
+        (before, sources_before), problems_before = render_side(old_side, before_settings, raw, named, texts, graphs=graphs)
+        # The operator stamps the origin version on a graph only when it creates it: a graph it
+        # reconciles (keepSources) keeps the old side's stamp across an operator upgrade.
+        stamp = None
+        if settings.keep_sources and before_settings.operator_version != settings.operator_version:
+            stamp = OriginStamp(before_settings.operator_version, frozenset(graphs))
+        (after, sources_after), problems_after = render_side(Side("new", tuple(new)), settings, raw, named, texts, stamp=stamp)
+    problems = problems_before + problems_after + stamp_notes(before_settings, settings, graphs, stamp)
     _report(problems, stderr, texts)
     if before is None or after is None:
         return 1
@@ -144,7 +175,7 @@ def missing_kustomize(paths: Sequence[str], raw: bool) -> Result | None:
 
 def render_side(
     side: Side, settings: Settings, raw: bool = False, named: Collection[str] | None = None,
-    texts: dict[str, str] | None = None,
+    texts: dict[str, str] | None = None, graphs: set[tuple[str, str]] | None = None, stamp: OriginStamp | None = None,
 ) -> tuple[tuple[list[dict[str, Any]] | None, dict[Identity, str]], list[Result]]:
     """Every object the render command would print for ``side`` (None when any error), and its sources.
 
@@ -152,6 +183,8 @@ def render_side(
     passed through) with its file and document index, as ``Kind/namespace/name (file:LINE)`` (``(file, doc N)`` without its text).
     ``named`` are the work-tree files that are configuration (default: those ``settings`` name).
     ``texts``, when given, is filled with the text of each file read, named as in problem lines.
+    ``graphs``, when given, is filled with the (namespace, name) of each DGD read; ``stamp`` gives
+    the DGDs it names the origin version they were created with.
     """
     results: list[Result] = []
     named = [os.path.realpath(p) for p in (settings.config_files if named is None else named)]
@@ -166,14 +199,21 @@ def render_side(
     shown = {_display(file, side): text for file, text in read.items()}
     if texts is not None:
         texts.update(shown)
+    if graphs is not None:
+        for doc in documents:
+            obj = doc.obj
+            if isinstance(obj, dict) and obj.get("kind") == "DynamoGraphDeployment" and isinstance(obj.get("metadata"), dict):
+                graphs.add((str(obj["metadata"].get("namespace") or settings.namespace), str(obj["metadata"].get("name") or "")))
     if not any(r.is_error for r in results):
         rendered = render_bundle(
-            (Item(doc.obj, doc.file, doc.index) for doc in documents),
+            (Item(doc.obj if stamp is None else keep_origin(doc, stamp, settings.namespace), doc.file, doc.index) for doc in documents),
             settings.config,
             settings.namespace,
             cluster_layers=list(settings.cluster_layers),
         )
         results.extend(rendered.results)
+        if stamp is not None:
+            rendered = replace(rendered, objects=[without_stamp(obj, documents, stamp, settings.namespace) for obj in rendered.objects])
     results = [_relabel(r, side) for r in results]
     if any(r.is_error for r in results):
         return (None, {}), results
@@ -203,8 +243,9 @@ def resolve_old_settings(
     """
     renames: list[Rename] = []
     values: list[str | None] = []
-    for label, value in (("--old-operator-config", old.operator_config), ("--old-config", old.config)):
-        if value is not None and is_revision_path(value):
+    for _, attribute, label in _SETTINGS_FILES:
+        value = getattr(old, attribute)
+        if value is not None and value != NOT_IN_BASE and is_revision_path(value):
             path, rename, problems = _from_revision(value, label, os.path.join(scratch, f"settings-{len(renames)}"))
             if path is None or rename is None:
                 return None, [], problems
@@ -212,14 +253,60 @@ def resolve_old_settings(
             value = path
         values.append(value)
     options = dict(common)
-    for name, value in zip(("operator-config-path", "config"), values):
-        if value is not None:
+    if old.operator_release is not None:
+        options["operator-release"] = old.operator_release
+    for (name, _, _), value in zip(_SETTINGS_FILES, values):
+        if value == NOT_IN_BASE:
+            options.pop(name, None)
+        elif value is not None:
             options[name] = value
     settings, problems = resolve_settings(options)
     problems = [replace(r, file=_renamed(r.file, renames)) if r.file else r for r in problems]
     if settings is None or any(r.is_error for r in problems):
         return None, renames, problems
     return settings, renames, problems
+
+
+def settings_from_base(base: str, common: OptionValues, old: OldSettings) -> tuple[OldSettings, list[Result]]:
+    """The old side's settings files with ``--base REV``: each one named by path, as the base revision holds it.
+
+    A settings file (``--operator-config``, ``--config``, ``--cluster-state``) inside the git work
+    tree is read from ``REV`` for the old side, exactly as the sources are (with the files a
+    DynamoRenderConfig there names, from the same revision); an old flag given wins. A file the
+    revision does not have leaves the old side without it, with a warning; a file outside the
+    work tree (or inline text) is the same on both sides.
+    """
+    notes: list[Result] = []
+    top_out, _ = _git(["rev-parse", "--show-toplevel"], os.getcwd())
+    if top_out is None:
+        return old, notes
+    top = os.path.realpath(top_out.decode().strip())
+    commit_out, _ = _git(["rev-parse", "--verify", "--quiet", f"{base}^{{commit}}"], top)
+    if commit_out is None:
+        # checkout() reports the unknown revision
+        return old, notes
+    commit = commit_out.decode().strip()
+    changes: dict[str, str] = {}
+    for name, attribute, label in _SETTINGS_FILES:
+        value = common.get(name)
+        if getattr(old, attribute) is not None or not isinstance(value, str) or not os.path.isfile(value):
+            continue
+        real = os.path.realpath(value)
+        if not is_within(real, top):
+            continue
+        rel = os.path.relpath(real, top)
+        listed, _ = _git(["ls-tree", "--name-only", commit, "--", rel], top)
+        if listed:
+            changes[attribute] = f"{base}:{rel}"
+        else:
+            changes[attribute] = NOT_IN_BASE
+            flag = label.replace("--old-", "--")
+            notes.append(Result(
+                f"{flag} {value} is not in revision {base}: the base side is rendered without it "
+                "(--settings-from-worktree uses the work tree's settings on both sides)",
+                severity=Severity.WARNING, code=Code.CONFIG,
+            ))
+    return (replace(old, **changes) if changes else old), notes
 
 
 def is_revision_path(value: str) -> bool:
@@ -434,102 +521,3 @@ def _report(results: Sequence[Result], stream: TextIO, texts: Mapping[str, str] 
     """One line per problem (notes left out): ``file:LINE:`` where the file's text is in ``texts`` or can be read again."""
     shown = [r for r in results if r.severity is not Severity.INFO]
     stream.writelines(line + "\n" for line in format_results(shown, TextsOrDisk(texts or {})))
-
-
-_VERBS = {
-    REPLACED: "replaced",
-    ROLLED: "rolled",
-    SCALED: "scaled",
-    ADDED: "added",
-    REMOVED: "removed",
-    CHANGED: "changed",
-}
-_MEANING = {
-    REPLACED: "new workload name (worker hash): new pods start, the old workload is removed",
-    ROLLED: "pod template changed: pods restart",
-    SCALED: "replica count changed",
-    ADDED: "new object",
-    REMOVED: "object removed",
-    CHANGED: "no pod restart",
-}
-
-
-def _target(change: Change) -> str:
-    where = f"{change.namespace}/" if change.namespace else ""
-    text = f"{change.kind} {where}{change.name}"
-    if change.replaced_by is not None:
-        text += f" -> {change.replaced_by}"
-    return text
-
-
-def _gpu_delta(change: Change) -> str:
-    if change.gpus_before == change.gpus_after:
-        return f"{change.gpus_after} GPUs" if change.gpus_after and change.action in (REPLACED, ROLLED) else ""
-    return f"GPUs {change.gpus_before} -> {change.gpus_after} ({change.gpus_after - change.gpus_before:+d})"
-
-
-def format_text(impact: Impact) -> str:
-    """The human report."""
-    lines: list[str] = []
-    if not impact.changes:
-        lines.append("no changes")
-    for change in impact.changes:
-        detail = _gpu_delta(change)
-        lines.append(f"{_VERBS[change.action]:<9} {_target(change)}" + (f"  ({detail})" if detail else ""))
-        lines += [f"{'':<9}   {line}" for line in change.pod_changes]
-    lines.append("")
-    lines.extend(_totals(impact, markdown=False))
-    return "\n".join(lines) + "\n"
-
-
-def format_markdown(impact: Impact) -> str:
-    """The report as Markdown, for a pull-request comment."""
-    lines = ["### dynamo-render diff", ""]
-    if not impact.changes:
-        lines.append("No change to rendered objects.")
-    else:
-        lines += ["| action | object | GPUs | what happens |", "|---|---|---|---|"]
-        for change in impact.changes:
-            gpus = _gpu_delta(change) or "-"
-            lines.append(f"| {change.action} | `{_target(change)}` | {gpus} | {_MEANING[change.action]} |")
-        detailed = [c for c in impact.changes if c.pod_changes]
-        if detailed:
-            lines += ["", "#### What changes in the pods", ""]
-            for change in detailed:
-                lines.append(f"- `{_target(change)}`")
-                lines += [f"  - {_markdown_text(line)}" for line in change.pod_changes]
-    lines.append("")
-    lines.extend(_totals(impact, markdown=True))
-    return "\n".join(lines) + "\n"
-
-
-def _markdown_text(text: str) -> str:
-    """A line of user values in Markdown: as code, so that no value renders as markup."""
-    fence = "``" if "`" in text else "`"
-    return f"{fence} {text} {fence}" if fence == "``" else f"`{text}`"
-
-
-def _totals(impact: Impact, markdown: bool) -> list[str]:
-    before, after = impact.before, impact.after
-    bullet = "- " if markdown else ""
-    lines = [
-        f"{bullet}GPUs: {before.gpus} -> {after.gpus} ({after.gpus - before.gpus:+d}); "
-        f"pods: {before.pods} -> {after.pods} ({after.pods - before.pods:+d})"
-    ]
-    namespaces = sorted(set(before.by_namespace) | set(after.by_namespace))
-    if len(namespaces) > 1:
-        for ns in namespaces:
-            gb, pb = before.by_namespace.get(ns, (0, 0))
-            ga, pa = after.by_namespace.get(ns, (0, 0))
-            lines.append(f"{'  - ' if markdown else '  '}namespace {ns}: GPUs {gb} -> {ga}, pods {pb} -> {pa}")
-    if before.dra_pods or after.dra_pods:
-        lines.append(
-            f"{bullet}pods whose GPUs come from DRA claims (not counted above): {before.dra_pods} -> {after.dra_pods}"
-        )
-    replaced = sum(1 for c in impact.changes if c.action == REPLACED and c.kind in WORKLOAD_KINDS)
-    if replaced:
-        lines.append(
-            f"{bullet}{replaced} workload(s) replaced: in Argo CD the old workload is pruned in the same sync "
-            "(after the rest of the sync with PruneLast=true); capacity drops until the new pods are ready"
-        )
-    return lines

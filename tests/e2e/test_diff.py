@@ -95,7 +95,8 @@ def test_worker_image_change_is_one_replacement_with_gpus_unchanged(tmp_path: Pa
     # No separate added/removed entry for the two worker names.
     names = {c["name"] for c in report["changes"]}
     assert change["replacedBy"] not in names
-    assert report["gpus"] == {"before": 4, "after": 4, "byNamespace": {"llm": {"before": 4, "after": 4}}}
+    # the new workers start before the old ones are pruned: 4 more GPUs at the peak
+    assert report["gpus"] == {"before": 4, "after": 4, "peak": 8, "byNamespace": {"llm": {"before": 4, "after": 4, "peak": 8}}}
     assert report["pods"]["before"] == report["pods"]["after"] == 3
 
 

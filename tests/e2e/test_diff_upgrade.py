@@ -162,9 +162,12 @@ def repo(tmp_path: Path) -> Path:
 
 def test_base_with_old_settings_from_the_revision(repo: Path) -> None:
     config = "apps/render-config.yaml"
-    # Without old settings both sides use the work tree's settings: the worker only scales.
-    report = _report("--config", config, "--base", "HEAD", "apps", cwd=repo)
+    # --settings-from-worktree: both sides use the work tree's settings, the worker only scales.
+    report = _report("--config", config, "--base", "HEAD", "--settings-from-worktree", "apps", cwd=repo)
     assert _actions(report) == {("scaled", "decode"): []}
+    # By default the settings named by path come from the base revision, as the sources do.
+    default = _report("--config", config, "--base", "HEAD", "apps", cwd=repo)
+    assert _actions(default) == {("rolled", "decode"): [NATS_ADDED], ("rolled", "chat-frontend"): [NATS_ADDED]}
     # HEAD:path reads the config, and the operator config it names, from the revision: the old
     # side has no natsAddress, so every pod rolls, and the worker also scales (4 -> 6 GPUs).
     proc = _diff("-o", "json", "--config", config, "--old-config", f"HEAD:{config}", "--base", "HEAD", "apps", cwd=repo)

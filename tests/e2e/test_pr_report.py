@@ -237,8 +237,9 @@ def test_the_action_shell_step_runs_as_the_runner_runs_it(repo: tuple[Path, str]
         "REPORT_DIFF_OPTIONS": "-n llm",
         "REPORT_FAIL_ON_REPLACE": "true",
         "REPORT_COMMENT": "false",
+        "REPORT_SETTINGS_FROM_WORKTREE": "false",
     }
-    assert set(step["env"]) >= {"REPORT_BASE", "REPORT_PATHS", "REPORT_DIFF_OPTIONS", "REPORT_FAIL_ON_REPLACE", "REPORT_COMMENT"}
+    assert set(step["env"]) >= {"REPORT_BASE", "REPORT_PATHS", "REPORT_DIFF_OPTIONS", "REPORT_FAIL_ON_REPLACE", "REPORT_COMMENT", "REPORT_SETTINGS_FROM_WORKTREE"}
     done = subprocess.run(["bash", "-c", step["run"]], env=env, capture_output=True, text=True, check=False)
     assert done.returncode == 1, done.stderr
     assert "error: the change replaces 2 object(s): Deployment/chat-decode-" in done.stderr

@@ -143,3 +143,50 @@ def test_replacement_needs_the_same_graph_component() -> None:
     # Unlabelled objects are never paired.
     impact = compare([_deployment(_pod(), name="x")], [_deployment(_pod(), name="y")])
     assert sorted(c.action for c in impact.changes) == ["added", "removed"]
+
+
+# Pairing across kinds: the labels the operator puts on what it renders for a graph component.
+def _labels(component: str, graph: str = "g", **extra: str) -> dict[str, str]:
+    return {"nvidia.com/dynamo-graph-deployment-name": graph, "nvidia.com/dynamo-component": component,
+            "nvidia.com/dynamo-component-type": component, **extra}
+
+
+def _labelled_deployment(name: str, component: str, gpus: int, replicas: int = 1) -> dict[str, Any]:
+    labels = _labels(component)
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "ns", "labels": labels},
+            "spec": {"replicas": replicas, "template": {"metadata": {"labels": labels}, "spec": _pod(_container(gpus))}}}
+
+
+def _pcs(*cliques: tuple[str, int, int]) -> dict[str, Any]:
+    return {
+        "apiVersion": "grove.io/v1alpha1", "kind": "PodCliqueSet",
+        "metadata": {"name": "g", "namespace": "ns", "labels": {"nvidia.com/dynamo-graph-deployment-name": "g"}},
+        "spec": {"replicas": 1, "template": {"cliques": [
+            {"name": name, "labels": _labels(name), "spec": {"replicas": replicas, "podSpec": _pod(_container(gpus))}}
+            for name, gpus, replicas in cliques
+        ]}},
+    }
+
+
+def test_a_deployment_moved_into_a_clique_is_replaced_and_a_new_clique_is_added() -> None:
+    impact = compare([_labelled_deployment("g-frontend", "frontend", 0)], [_pcs(("frontend", 0, 1), ("decode", 2, 3))])
+    summary = [(c.action, c.kind, c.name, c.clique or c.replaced_by_clique) for c in impact.changes]
+    assert summary == [("replaced", "Deployment", "g-frontend", "frontend"), ("added", "PodCliqueSet", "g", "decode")]
+    (replaced, added) = impact.changes
+    assert replaced.reason == "the graph moved to the Grove pathway" and replaced.replaced_by_kind == "PodCliqueSet"
+    # the decode clique: 3 pods of 2 GPUs
+    assert (added.gpus_after, added.pods_after) == (6, 3)
+    # peak: the new side (frontend pod, 3 decode pods) plus the old frontend pod
+    assert (impact.peak.gpus, impact.peak.pods) == (6, 5)
+
+
+def test_workloads_without_the_operators_labels_are_never_paired() -> None:
+    old = _deployment(_pod(_container(1)), name="a")
+    new = {**_deployment(_pod(_container(1)), name="b"), "kind": "LeaderWorkerSet", "apiVersion": "leaderworkerset.x-k8s.io/v1"}
+    assert sorted(c.action for c in compare([old], [new]).changes) == ["added", "removed"]
+
+
+def test_a_removed_workload_holds_its_gpus_until_the_prune() -> None:
+    impact = compare([_labelled_deployment("g-a", "a", 2, replicas=2)], [])
+    assert [c.action for c in impact.changes] == ["removed"]
+    assert (impact.before.gpus, impact.after.gpus, impact.peak.gpus) == (4, 0, 4)
