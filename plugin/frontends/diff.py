@@ -194,7 +194,7 @@ def render_side(
     results = [_relabel(r, side) for r in results]
     if any(r.is_error for r in results):
         return (None, {}, []), results
-    written = [(doc.obj, _display(doc.file, side), doc.index) for doc in documents]
+    written: list[Written] = [(doc.obj, _display(doc.file, side), doc.index) for doc in documents]
     # Each object's source, placed at the line its document starts where the file's text is known.
     found: list[tuple[Identity, Origin]] = []
     for obj in rendered.objects:
