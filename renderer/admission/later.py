@@ -14,7 +14,9 @@ Only fields whose first release the evidence fixes are listed:
   field, only round-trip preservation).
 - ``lpx`` and ``type: lpx`` (LPX components, behind the operator's ``lpx.enabled``):
   ai-dynamo/dynamo#15062, v1.6.0 (api/v1beta1/lpx_types.go LPXConfig; consts ComponentTypeLPX
-  ``"lpx"``; the DCD reference's ``lpx`` field and ``type`` enum).
+  ``"lpx"``; the DCD reference's ``lpx`` field and ``type`` enum), and the v1alpha1 component's
+  ``lpx`` (a v1alpha1 ``componentType`` is free text in every release, so ``lpx`` there is not
+  refused: the profile's operator renders it as an ordinary component).
 
 Mirrors: api/v1beta1 DynamoComponentDeploymentSharedSpec of the later releases (the fields
 above), against the reference CRD that lacks them.
@@ -22,6 +24,7 @@ above), against the reference CRD that lacks them.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from renderer.releases import Delta, Release
@@ -83,6 +86,29 @@ def later_component_fields(component: Any, prefix: str, release: Release) -> lis
     return out
 
 
+# A v1alpha1 component field a later release added (the v1alpha1 spec gains ``lpx`` with LPX
+# components; ``dynamoSidecar`` is v1beta1 only, so in v1alpha1 it stays a plain unknown field).
+LATER_ALPHA_COMPONENT_FIELDS: tuple[tuple[str, Delta, str], ...] = (
+    ("lpx", LPX_COMPONENTS, "LPX components"),
+)
+_ALPHA_COMPONENT_PATH = re.compile(r"spec(\.services\[[^\]]*\])?\.(?P<name>[A-Za-z]+)")
+
+
+def later_alpha_field(result: Result, release: Release) -> Result:
+    """An unknown v1alpha1 component field that a later release added, worded as such (else ``result``).
+
+    Ported from ai-dynamo/dynamo#15062 (v1.6.0): the v1alpha1 component spec gains ``lpx``
+    (api/v1alpha1 lpx_conversion_test.go round-trips ``service.LPX``).
+    """
+    found = _ALPHA_COMPONENT_PATH.fullmatch(result.field) if result.code is Code.UNKNOWN_FIELD else None
+    if found is None:
+        return result
+    for name, delta, what in LATER_ALPHA_COMPONENT_FIELDS:
+        if found.group("name") == name and not release.ships(delta):
+            return _refusal(release, delta, what, result.field)
+    return result
+
+
 def later_spec_fields(spec: Any, components_key: str | None, release: Release) -> list[Result]:
     """``later_component_fields`` for a written spec: the spec itself (a DCD), or each of its components (a DGD)."""
     if components_key is None:
@@ -99,8 +125,10 @@ def later_spec_fields(spec: Any, components_key: str | None, release: Release) -
 __all__ = [
     "DYNAMO_SIDECAR",
     "LATER_COMPONENT_FIELDS",
+    "LATER_ALPHA_COMPONENT_FIELDS",
     "LATER_COMPONENT_TYPES",
     "LPX_COMPONENTS",
+    "later_alpha_field",
     "later_component_fields",
     "later_spec_fields",
 ]

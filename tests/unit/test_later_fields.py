@@ -52,3 +52,19 @@ def test_a_dgd_spec_is_checked_per_component() -> None:
     assert [r.field for r in later_spec_fields(spec, "components", release)] == ["spec.components[1].dynamoSidecar"]
     assert later_spec_fields({"components": "junk"}, "components", release) == []
     assert [r.field for r in later_spec_fields({"dynamoSidecar": "x"}, None, release)] == ["spec.dynamoSidecar"]
+
+
+def test_an_unknown_v1alpha1_lpx_block_names_the_release_and_other_unknown_fields_stay_generic() -> None:
+    from renderer.admission.later import later_alpha_field
+    from renderer.results import Result
+
+    release = RELEASES["1.5.0"]
+    lpx = later_alpha_field(Result("unknown", field="spec.services[engine].lpx", code=Code.UNKNOWN_FIELD), release)
+    assert lpx.message == "not in operator 1.5.0; added in 1.6.0 (ai-dynamo/dynamo#15062: LPX components)"
+    assert later_alpha_field(Result("unknown", field="spec.lpx", code=Code.UNKNOWN_FIELD), release).message.startswith("not in operator")
+    for other in (
+        Result("unknown", field="spec.services[engine].dynamoSidecar", code=Code.UNKNOWN_FIELD),
+        Result("bad", field="spec.services[engine].lpx", code=Code.SCHEMA),
+        Result("unknown", field="spec.services[engine].extraPodSpec.lpx", code=Code.UNKNOWN_FIELD),
+    ):
+        assert later_alpha_field(other, release) is other
