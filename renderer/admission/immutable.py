@@ -13,8 +13,9 @@ same rule on ``componentType`` ("componentType is immutable after it is set"; DG
 ``spec.services`` entries matched by key). A component without a type on the stored object may
 set one once; a new component has no old side and is not checked.
 
-The two sides are compared in one API version: a kept object written in another API version on
-each side is not compared here (the API server would convert the stored object first).
+The two sides are compared in the head's API version, as the API server compares an update with
+the stored object: a v1alpha1 base with a v1beta1 head (a migration) is converted to v1beta1
+first (renderer.conversion.to_v1beta1); a v1beta1 base with a v1alpha1 head is not compared.
 
 Ported from ai-dynamo/dynamo#13763 (v1.5.0): the CEL transition rules of the regenerated DCD and
 DGD CRDs, and its envtest cases ("v1beta1 type change is rejected by CEL": ``spec: Invalid
@@ -30,7 +31,7 @@ from typing import Any
 from renderer import consts
 from renderer.clashes import identity_of
 from renderer.releases import Delta, Release
-from renderer.results import Code, ResourceRef, Result
+from renderer.results import Code, RenderError, ResourceRef, Result
 
 TYPE_IMMUTABLE = Delta("#13763", "1.5.0", "a component's type (v1alpha1 componentType) is immutable once set (CRD CEL transition rule)")
 
@@ -63,7 +64,9 @@ def type_transition_refusals(
     for obj, file, index in after:
         key = _key(obj, default_namespace)
         old = stored.get(key) if key is not None else None
-        if old is None or old.get("apiVersion") != obj.get("apiVersion"):
+        if old is not None and old.get("apiVersion") != obj.get("apiVersion"):
+            old = _stored_as_v1beta1(old, obj, release)
+        if old is None:
             continue
         field = _TYPE_FIELD[obj["apiVersion"]]
         for path, old_component, new_component in _kept_components(old, obj):
@@ -81,6 +84,25 @@ def type_transition_refusals(
                     )
                 )
     return out
+
+
+def _stored_as_v1beta1(old: dict[str, Any], new: dict[str, Any], release: Release) -> dict[str, Any] | None:
+    """A v1alpha1 base as the API server stores it (v1beta1), for a v1beta1 head; None for any other pair.
+
+    The head of a migration written as v1beta1 is checked against the stored object, which is
+    the base converted by the conversion webhook (renderer.conversion.to_v1beta1). A v1beta1
+    base with a v1alpha1 head is not compared.
+    """
+    if old.get("apiVersion") != consts.V1ALPHA1 or new.get("apiVersion") != consts.V1BETA1:
+        return None
+    from renderer.admission.roles import EXPLICIT_ROLES
+    from renderer.conversion.to_v1beta1 import dcd_to_v1beta1, dgd_to_v1beta1
+
+    convert = dcd_to_v1beta1 if old.get("kind") == consts.DCD_KIND else dgd_to_v1beta1
+    try:
+        return convert(old, roles=release.ships(EXPLICIT_ROLES))
+    except RenderError:
+        return None
 
 
 def _key(obj: Any, default_namespace: str) -> Any:

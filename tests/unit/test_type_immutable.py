@@ -74,13 +74,23 @@ def test_13763_a_type_change_is_refused_where_the_rule_lives(old: Any, new: Any,
         (_dcd(), _dcd(type="worker")),  # a legacy object without a type sets it once
         (_dcd(type="worker"), _dcd(type="worker")),
         (_beta_dgd("frontend"), _beta_dgd("frontend", "worker")),  # a new component has no old side
-        (_dcd("v1alpha1", componentType="worker"), _dcd(type="epp")),  # another API version: not compared here
+        (_dcd(type="worker"), _dcd("v1alpha1", componentType="epp")),  # a v1alpha1 head over a v1beta1 base: not compared
+        (_alpha_dgd("worker"), _beta_dgd(None, "worker")),  # a migration that keeps the converted type
         ({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "worker"}}, _dcd(type="epp")),
     ],
-    ids=["set-once", "unchanged", "new-component", "other-version", "other-kind"],
+    ids=["set-once", "unchanged", "new-component", "alpha-head", "migration-kept", "other-kind"],
 )
 def test_what_the_rule_allows(old: Any, new: Any) -> None:
     assert _refusals(old, new) == []
+
+
+def test_a_migration_to_v1beta1_is_checked_against_the_converted_base() -> None:
+    assert _refusals(_alpha_dgd("worker"), _beta_dgd(None, "epp")) == [
+        ("spec.components[1]", "Invalid value: type is immutable after it is set")
+    ]
+    assert _refusals(_dcd("v1alpha1", componentType="worker"), _dcd(type="epp")) == [
+        ("spec", "Invalid value: type is immutable after it is set")
+    ]
 
 
 def test_the_reference_has_no_such_rule() -> None:
