@@ -45,3 +45,23 @@ def test_a_native_v1beta1_dgd_has_only_the_graph_defaults() -> None:
     dgd, results = parse_dgd(obj, "default", RenderConfig())
     assert dgd is not None, results
     assert dgd_spec_metadata(dgd, RELEASES["1.5.0"]) == {"frontend": ({"a": "1"}, {})}
+
+
+def test_a_service_annotation_wins_over_the_propagated_dgd_annotation_under_1_5_0() -> None:
+    from renderer import consts
+    from renderer.graph.expand import generate_dcds
+    from renderer.graph.dgd import WORKER_HASH_PLACEHOLDER
+
+    obj = yaml.safe_load(INPUT.read_text())
+    obj["metadata"]["annotations"] = {consts.ANNOTATION_ENABLE_METRICS: "false"}
+    obj["spec"]["services"]["decode"]["annotations"][consts.ANNOTATION_ENABLE_METRICS] = "true"
+    dgd, results = parse_alpha_dgd(obj, "default", RenderConfig())
+    assert dgd is not None, results
+
+    def pod_value(release: str) -> str:
+        ((_, dcd),) = generate_dcds(dgd, WORKER_HASH_PLACEHOLDER, release=RELEASES[release])
+        return str(dcd["spec"]["podTemplate"]["metadata"]["annotations"][consts.ANNOTATION_ENABLE_METRICS])
+
+    # The reference fills the propagated DGD annotation first; 1.5.0 the service's metadata first.
+    assert pod_value(REFERENCE) == "false"
+    assert pod_value("1.5.0") == "true"
