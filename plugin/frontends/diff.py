@@ -18,9 +18,14 @@ default (``--settings-from-worktree``: the work tree's on both sides). ``--old-o
 renders the old side under another release profile; a graph the operator reconciles
 (``keepSources``) keeps the origin version it was created with.
 
-Exit codes: 0 (no change, or any change without ``--exit-code``), 1 when a side fails to render
-or git cannot give the base revision, or, with ``--exit-code``, when anything changed (as
-``git diff --exit-code``); 2 on a usage error.
+An update the API server would refuse fails the diff like a side that fails to render: a CRD
+transition rule of the new side's operator release between a kept DCD or DGD on the two sides
+(renderer/admission/immutable.py: under 1.5.0 a component's type is immutable once set) is an
+error on the new side's document.
+
+Exit codes: 0 (no change, or any change without ``--exit-code``), 1 when a side fails to render,
+the API server would refuse an update, or git cannot give the base revision, or, with
+``--exit-code``, when anything changed (as ``git diff --exit-code``); 2 on a usage error.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from plugin.options import OptionValues
 from plugin.files import KUSTOMIZATION_FILES, TextsOrDisk, is_within
 from plugin.settings import Settings, is_settings_document, load_manifests, resolve_settings, settings_files
 from plugin.yamlio.codec import load_documents
+from renderer.admission.immutable import type_transition_refusals
 from renderer.bundle import Item, render_bundle
 from plugin.yamlio.lines import format_results, places
 from renderer.clashes import Identity, Origin
@@ -72,6 +78,10 @@ _SETTINGS_FILES = (
     ("config", "config", "--old-config"),
     ("cluster-state", "cluster_state", "--old-cluster-state"),
 )
+
+
+# One document a side read: (object, file as shown, document index).
+Written = tuple[Any, str, int | None]
 
 
 @dataclass(frozen=True)
@@ -138,16 +148,25 @@ def run(
         named = _work_tree_names(settings, renames) | _work_tree_names(before_settings, renames)
         texts: dict[str, str] = {}
         graphs: set[tuple[str, str]] = set()
-        (before, sources_before), problems_before = render_side(old_side, before_settings, raw, named, texts, graphs=graphs)
+        (before, sources_before, written_before), problems_before = render_side(
+            old_side, before_settings, raw, named, texts, graphs=graphs,
+        )
         # The operator stamps the origin version on a graph only when it creates it: a graph it
         # reconciles (keepSources) keeps the old side's stamp across an operator upgrade.
         stamp = None
         if settings.keep_sources and before_settings.operator_version != settings.operator_version:
             stamp = OriginStamp(before_settings.operator_version, frozenset(graphs))
-        (after, sources_after), problems_after = render_side(Side("new", tuple(new)), settings, raw, named, texts, stamp=stamp)
+        (after, sources_after, written_after), problems_after = render_side(
+            Side("new", tuple(new)), settings, raw, named, texts, stamp=stamp,
+        )
     problems = problems_before + problems_after + stamp_notes(before_settings, settings, graphs, stamp)
     _report(problems, stderr, texts)
     if before is None or after is None:
+        return 1
+    # An update the API server refuses (a CRD transition rule of the new side's operator) cannot be applied.
+    refused = type_transition_refusals(written_before, written_after, settings.config.release, settings.namespace)
+    if refused:
+        _report(refused, stderr, texts)
         return 1
     impact = compare(before, after, sources_before, sources_after, default_namespace=settings.namespace)
     if output == "json":
@@ -176,15 +195,17 @@ def missing_kustomize(paths: Sequence[str], raw: bool) -> Result | None:
 def render_side(
     side: Side, settings: Settings, raw: bool = False, named: Collection[str] | None = None,
     texts: dict[str, str] | None = None, graphs: set[tuple[str, str]] | None = None, stamp: OriginStamp | None = None,
-) -> tuple[tuple[list[dict[str, Any]] | None, dict[Identity, str]], list[Result]]:
-    """Every object the render command would print for ``side`` (None when any error), and its sources.
+) -> tuple[tuple[list[dict[str, Any]] | None, dict[Identity, str], list[Written]], list[Result]]:
+    """Every object the render command would print for ``side`` (None when any error), its sources, and the documents read.
 
     An object's source names the DCD or DGD it was rendered from (or the object itself when it
     passed through) with its file and document index, as ``Kind/namespace/name (file:LINE)`` (``(file, doc N)`` without its text).
     ``named`` are the work-tree files that are configuration (default: those ``settings`` name).
     ``texts``, when given, is filled with the text of each file read, named as in problem lines.
     ``graphs``, when given, is filled with the (namespace, name) of each DGD read; ``stamp`` gives
-    the DGDs it names the origin version they were created with.
+    the DGDs it names the origin version they were created with. The documents read are (object,
+    file as shown, document index), for the transition rules between the two sides
+    (renderer.admission.immutable).
     """
     results: list[Result] = []
     named = [os.path.realpath(p) for p in (settings.config_files if named is None else named)]
@@ -216,7 +237,8 @@ def render_side(
             rendered = replace(rendered, objects=[without_stamp(obj, documents, stamp, settings.namespace) for obj in rendered.objects])
     results = [_relabel(r, side) for r in results]
     if any(r.is_error for r in results):
-        return (None, {}), results
+        return (None, {}, []), results
+    written: list[Written] = [(doc.obj, _display(doc.file, side), doc.index) for doc in documents]
     # Each object's source, placed at the line its document starts where the file's text is known.
     found: list[tuple[Identity, Origin]] = []
     for obj in rendered.objects:
@@ -226,7 +248,7 @@ def render_side(
     stubs = [Result("", resource=o.source, file=o.file, index=o.index, code=Code.NOTE) for _, o in found]
     where = places(stubs, shown)
     origins = {key: o.describe() if w == stub.place() else f"{o.label()} ({w})" for (key, o), stub, w in zip(found, stubs, where)}
-    return (rendered.objects, origins), results
+    return (rendered.objects, origins, written), results
 
 
 # (prefix of files extracted from a revision, how to show that prefix, the work tree they come from)

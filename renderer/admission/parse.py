@@ -20,6 +20,7 @@ from renderer.gocompat import gotypes
 from renderer.admission import objectmeta, podrules, podtemplate_schema
 from renderer.admission.api import DCD, DynamoComponentDeploymentSpec, StrictModel
 from renderer.admission.objectmeta import DNS1123_SUBDOMAIN
+from renderer.admission.later import later_spec_fields
 from renderer.admission.webhook import validate_admission
 from renderer.conversion.alpha_view import AlphaView, dcd_view
 from renderer.releases import REFERENCE_RELEASE, Release
@@ -55,7 +56,7 @@ def parse_dcd(
     ref = ResourceRef.of(obj)
     results: list[Result] = []
 
-    head = parse_head(obj, ref, default_namespace, DynamoComponentDeploymentSpec, runtime_source, results)
+    head = parse_head(obj, ref, default_namespace, DynamoComponentDeploymentSpec, runtime_source, results, release)
     if head is None:
         return None, results
     metadata, spec, _ = head
@@ -112,11 +113,16 @@ def parse_head(
     model: type[ModelT],
     runtime_source: str,
     results: list[Result],
+    release: Release = REFERENCE_RELEASE,
+    components_key: str | None = None,
 ) -> tuple[ObjectMetadata, ModelT, dict[str, Any]] | None:
     """Metadata, the spec validated against ``model``, and the raw spec of a DCD or DGD document.
 
     None when either has an error (every problem is in ``results``). A spec converted from
-    v1alpha1 (``runtime_source``) was checked by its own schema first.
+    v1alpha1 (``runtime_source``) was checked by its own schema first. A component field or
+    ``type`` value a later release added is refused naming that release instead of as an
+    unknown field or value (renderer.admission.later); ``components_key`` names the list of
+    components of a DGD spec (None: the spec is one component, a DCD's).
     """
     metadata, meta_results = parse_metadata(obj, default_namespace)
     results.extend(r.with_resource(ref) for r in meta_results)
@@ -129,6 +135,12 @@ def parse_head(
             return None
     spec_results: list[Result] = []
     spec = validate_model(model, raw_spec, "spec", spec_results, runtime_source != consts.V1BETA1)
+    if runtime_source == consts.V1BETA1:
+        later = later_spec_fields(raw_spec, components_key, release)
+        named = {r.field for r in later}
+        spec_results = later + [r for r in spec_results if r.field not in named]
+        if later:
+            spec = None
     results.extend(r.with_resource(ref) for r in spec_results)
     if spec is None or metadata is None:
         return None

@@ -16,6 +16,7 @@ from typing import Any
 from renderer import consts, hints
 from renderer.admission.api import DCD, DynamoComponentDeploymentSharedSpec, ExperimentalSpec
 from renderer.admission.flags import is_elastic_ep_ray_launch
+from renderer.admission.snapshot import SNAPSHOT_CHECKPOINTS, refuse_snapshot_checkpoint
 from renderer.admission.roles import EXPLICIT_ROLES, refuse_roles, removed_multinode_roles, validate_roles
 from renderer.gocompat.quantity import unmarshal_quantity
 from renderer.gocompat.runtimeversion import RUNTIME_OVERRIDE_REQUIRED, parse_image_version
@@ -191,7 +192,10 @@ def validate_shared_spec(
         if experimental.checkpoint is not None and experimental.checkpoint.enabled:
             # Standalone DCDs get checkpoint-aware pod shaping (renderer.pod.checkpoint); graph components
             # also need the graph controller's checkpoint creation, which is not ported.
-            if ctx.checkpoint_gate and not ctx.standalone and not experimental.checkpoint.checkpoint_ref:
+            if ctx.checkpoint_gate and ctx.release.ships(SNAPSHOT_CHECKPOINTS):
+                # 1.5.0: standalone Snapshot replaces DynamoCheckpoint (#14076).
+                out.append(refuse_snapshot_checkpoint(prefix, ctx.release.name, bool(experimental.checkpoint.checkpoint_ref)))
+            elif ctx.checkpoint_gate and not ctx.standalone and not experimental.checkpoint.checkpoint_ref:
                 # The graph controller creates this component's DynamoCheckpoint itself, named
                 # checkpoint-<hash of namespace, DGD name, DGD UID, component, worker hash>.
                 out.append(

@@ -55,7 +55,7 @@ def parse_dgd(
     """
     ref = ResourceRef.of(obj)
     results: list[Result] = []
-    head = parse_head(obj, ref, default_namespace, DynamoGraphDeploymentSpec, runtime_source, results)
+    head = parse_head(obj, ref, default_namespace, DynamoGraphDeploymentSpec, runtime_source, results, config.release, "components")
     if head is None:
         return None, results
     metadata, spec, raw_spec = head

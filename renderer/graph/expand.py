@@ -35,7 +35,16 @@ from renderer.graph.dyn_deployment_config import ENV_NAME as DYN_DEPLOYMENT_CONF
 from renderer.graph.dyn_deployment_config import apply_dyn_deployment_config
 from renderer.gocompat.merge import copy_json, merge_envs
 from renderer.pod.podspec import determine_backend_framework
+from renderer.conversion.alpha_view import dgd_component_views, has_dgd_preservation
+from renderer.releases import REFERENCE_RELEASE, Delta, Release
 from renderer.results import RenderError
+
+ALPHA_SERVICE_METADATA = Delta(
+    "#14855",
+    "1.5.0",
+    "a converted v1alpha1 service's annotations and labels win over the DGD's spec metadata and its "
+    "propagated annotations in the pod template (graph < service < pod template)",
+)
 
 
 def backend_framework_for_dcds(dgd: DGD) -> str:
@@ -141,7 +150,8 @@ def _format_float32(value: float) -> str:
 
 
 def generate_dcds(
-    dgd: DGD, worker_hash: str, dyn_deployment_config: bool = True, alpha_carriers: bool = True
+    dgd: DGD, worker_hash: str, dyn_deployment_config: bool = True, alpha_carriers: bool = True,
+    release: Release = REFERENCE_RELEASE,
 ) -> list[tuple[Component, dict[str, Any]]]:
     """One DCD object per component, in component order.
 
@@ -150,6 +160,7 @@ def generate_dcds(
     env only in generateSingleDCD (the component pathway and the worker hash).
     ``alpha_carriers=False`` leaves out the conversion annotations (``nvidia.com/dcd-spec``) the
     operator copies onto each DCD, for a caller that reads neither them nor what they decide.
+    ``release`` is the operator release whose DGD template defaults apply (``dgd_spec_metadata``).
     Mirrors: internal/dynamo/graph.go GenerateDynamoComponentsDeployments / generateSingleDCD
     (no restart state, no rollout in progress).
     """
@@ -157,6 +168,7 @@ def generate_dcds(
     has_epp = dgd.has_epp()
     kvt = dgd.spec.experimental.kv_transfer_policy if dgd.spec.experimental is not None else None
     specs = [_component_spec_dict(component) for component in dgd.components]
+    spec_metadata = dgd_spec_metadata(dgd, release)
     # The carriers are computed before the specs are edited below (the conversion only reads them).
     carriers = _alpha_carrier_annotations(dgd, framework, worker_hash, specs) if alpha_carriers else {}
     out: list[tuple[Component, dict[str, Any]]] = []
@@ -194,13 +206,16 @@ def generate_dcds(
         if applies_kvt and kvt is not None:
             _apply_kv_transfer_policy(template, kvt)
         pod_annotations = template["metadata"]["annotations"]
-        for key in PROPAGATED_ANNOTATIONS:
-            if key in dgd.annotations and key not in pod_annotations:
-                pod_annotations[key] = dgd.annotations[key]
-        for key, value in (dgd.spec.annotations or {}).items():
-            pod_annotations.setdefault(key, value)
-        for key, value in (dgd.spec.labels or {}).items():
-            template["metadata"]["labels"].setdefault(key, value)
+        if release.ships(ALPHA_SERVICE_METADATA):
+            # 1.5.0: the spec metadata (v1alpha1 service over graph) first, then the DGD's propagated annotations.
+            annotations, pod_labels = spec_metadata[component.name]
+            _merge_low_priority(pod_annotations, annotations)
+            _merge_low_priority(template["metadata"]["labels"], pod_labels)
+            _propagate_dgd_annotations(dgd, pod_annotations)
+        else:
+            _propagate_dgd_annotations(dgd, pod_annotations)
+            _merge_low_priority(pod_annotations, dgd.spec.annotations or {})
+            _merge_low_priority(template["metadata"]["labels"], dgd.spec.labels or {})
         if applies_kvt and kvt is not None:
             if kvt.label_key:
                 metadata_annotations[consts.ANNOTATION_TOPOLOGY_LABEL_KEY] = kvt.label_key
@@ -230,6 +245,45 @@ def generate_dcds(
         dcd = {"apiVersion": consts.V1BETA1, "kind": consts.DCD_KIND, "metadata": metadata, "spec": spec}
         out.append((component, dcd))
     return out
+
+
+def dgd_spec_metadata(dgd: DGD, release: Release) -> dict[str, tuple[dict[str, str], dict[str, str]]]:
+    """The (annotations, labels) the DGD's spec metadata step gives each component's pod template as defaults.
+
+    The reference merges the DGD's ``spec.annotations`` and ``spec.labels`` alone, under the pod
+    template's own, after the propagated DGD annotations; so a key that a converted v1alpha1
+    service also sets (kept only in the ``nvidia.com/dgd-spec`` payload, read back through the
+    v1alpha1 view) takes the graph's value in the pods. Operator 1.5.0 merges the service's
+    metadata over the graph's first (graph < service < pod template) and only then fills in the
+    propagated DGD annotations, so the service's value wins over both.
+
+    Mirrors: internal/dynamo/graph.go propagateDGDSpecMetadata (with getDGDAlphaComponent); the
+    1.5.0 form ported from ai-dynamo/dynamo#14855 (cherry-picked as #14882).
+    """
+    graph_annotations = dict(dgd.spec.annotations or {})
+    graph_labels = dict(dgd.spec.labels or {})
+    out = {c.name: (graph_annotations, graph_labels) for c in dgd.components}
+    if not release.ships(ALPHA_SERVICE_METADATA) or not has_dgd_preservation(dgd.annotations):
+        return out
+    views = dgd_component_views(dgd.source)
+    for component in dgd.components:
+        view = views.get(component.name)
+        if view is not None and (view.annotations or view.labels):
+            out[component.name] = ({**graph_annotations, **view.annotations}, {**graph_labels, **view.labels})
+    return out
+
+
+def _merge_low_priority(target: dict[str, str], defaults: dict[str, str]) -> None:
+    """Add each default whose key ``target`` lacks. Mirrors: internal/dynamo/graph.go mergeLowPriorityMetadata."""
+    for key, value in defaults.items():
+        target.setdefault(key, value)
+
+
+def _propagate_dgd_annotations(dgd: DGD, pod_annotations: dict[str, str]) -> None:
+    """The DGD's own propagated annotations, where the pod template lacks them. Mirrors: internal/dynamo/graph.go propagateDGDAnnotations."""
+    for key in PROPAGATED_ANNOTATIONS:
+        if key in dgd.annotations and key not in pod_annotations:
+            pod_annotations[key] = dgd.annotations[key]
 
 
 def _dyn_config_field(dgd: DGD, component: Component) -> str:

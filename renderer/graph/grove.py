@@ -204,7 +204,7 @@ def gms_clique_pod_spec(
     return failover.weight_server_pod_spec(base, role.rank, gpus)
 
 
-def with_dgd_spec_metadata(dcd: DCD, dgd: DGD) -> DCD:
+def with_dgd_spec_metadata(dcd: DCD, dgd: DGD, metadata_defaults: tuple[dict[str, str], dict[str, str]] | None = None) -> DCD:
     """The component as the Grove pod-spec builder reads it: the DGD's spec labels and annotations
     merged into its pod template as low-priority defaults.
 
@@ -212,14 +212,18 @@ def with_dgd_spec_metadata(dcd: DCD, dgd: DGD) -> DCD:
     vLLM executor backend, image-pull-secret discovery) shapes the Grove pods as it shapes the
     component pathway's; the clique's own labels and annotations are built apart (clique_labels,
     clique_annotations).
+    ``metadata_defaults`` are the (annotations, labels) to merge (renderer.graph.expand
+    dgd_spec_metadata: under 1.5.0 a converted v1alpha1 service's over the graph's, #14855);
+    by default the DGD's spec metadata alone.
     Mirrors: internal/dynamo/graph.go generatePodSpecForComponent -> applyDGDTemplateDefaults ->
     propagateDGDSpecMetadata (mergeLowPriorityMetadata)
     """
     from renderer.records import replace
 
+    annotations, labels = metadata_defaults or (dgd.spec.annotations or {}, dgd.spec.labels or {})
     template = copy.deepcopy(dcd.pod_template or {})
     metadata = template.setdefault("metadata", {})
-    for kind, values in (("labels", dgd.spec.labels or {}), ("annotations", dgd.spec.annotations or {})):
+    for kind, values in (("labels", labels), ("annotations", annotations)):
         if not values:
             continue
         merged = dict(metadata.get(kind) or {})
@@ -430,7 +434,7 @@ def render_pod_clique_set(
 
     Mirrors: internal/dynamo/graph.go GenerateGrovePodCliqueSet.
     """
-    from renderer.graph.expand import generate_dcds
+    from renderer.graph.expand import dgd_spec_metadata, generate_dcds
 
     specs = [c.spec for c in dgd.components]
     labels = dict(dgd.spec.labels or {})
@@ -474,8 +478,9 @@ def render_pod_clique_set(
     claim_templates: list[dict[str, Any]] = []
     explicit = False
     views = grove_alpha_views(dgd)
+    spec_metadata = dgd_spec_metadata(dgd, config.release)
     # The operator's Grove renderer never applies DYN_DEPLOYMENT_CONFIG (generateSingleDCD only).
-    for component, obj in generate_dcds(dgd, worker_hash, dyn_deployment_config=False):
+    for component, obj in generate_dcds(dgd, worker_hash, dyn_deployment_config=False, release=config.release):
         checkpoint = component.spec.experimental.checkpoint if component.spec.experimental is not None else None
         if config.checkpoint_enabled and checkpoint is not None and checkpoint.enabled:
             # Extension point: the checkpoint-aware cliques (restore metadata, gated replicas).
@@ -490,7 +495,7 @@ def render_pod_clique_set(
             roles = expand_roles(component.name, component.spec)
             # The pod spec is built from the component with the DGD's spec metadata merged in as
             # low-priority defaults; the clique metadata takes the component's own.
-            pod_dcd = with_dgd_spec_metadata(dcd, dgd)
+            pod_dcd = with_dgd_spec_metadata(dcd, dgd, spec_metadata[component.name])
             own = [render_clique(r, dgd, component, dcd, pod_dcd, config, cluster, gpu_count, kai_queue, views[component.name]) for r in roles]
         except RenderError as err:
             raise RenderError(f"component {component.name}: {err.message}", _component_field(component.path, err.field), code=err.code, hint=err.hint) from None

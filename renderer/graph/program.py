@@ -53,7 +53,7 @@ def worker_templates(dgd: DGD, config: RenderConfig, admitted: AdmittedTemplates
     # without preserved data has the plain view (_known_alpha): its carriers are left out here, as the
     # component pathway builds and checks them again in its real pass (Grove has no such pass).
     carriers = dgd.is_grove or has_dgd_preservation(dgd.annotations)
-    for component, obj in generate_dcds(dgd, WORKER_HASH_PLACEHOLDER, alpha_carriers=carriers):
+    for component, obj in generate_dcds(dgd, WORKER_HASH_PLACEHOLDER, alpha_carriers=carriers, release=config.release):
         if component.type not in consts.WORKER_COMPONENT_TYPES:
             continue
         dcd, results = parse_dcd(
@@ -224,7 +224,7 @@ def render_graph(
 
     admitted: AdmittedTemplates = {}
     worker_hash = compute_worker_hash(dgd, config, admitted)
-    for component, obj in generate_dcds(dgd, worker_hash):
+    for component, obj in generate_dcds(dgd, worker_hash, release=config.release):
         if config.checkpoint_enabled:
             try:
                 apply_checkpoint_startup_policy(obj, component, dgd.namespace, cluster)

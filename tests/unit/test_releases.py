@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from plugin.settings import resolve_settings
-from renderer.releases import REFERENCE, RELEASES, Delta, default_release, find_release
+from renderer.releases import LATER_RELEASES, REFERENCE, RELEASES, Delta, default_release, find_release
 from renderer.results import Code, Result, Severity
 from tests.fuzz.support import Run, render
 
@@ -126,10 +126,18 @@ def test_every_delta_in_the_code_is_a_ported_row_of_its_release() -> None:
     rows = _ledger_rows()
     deltas = _deltas()
     assert deltas, "the rendering core defines no Delta"
+    later = LEDGER.read_text().split("## Later releases", 1)[1]
     for delta in deltas:
+        if delta.release in LATER_RELEASES:
+            # an addition of a release with no profile yet: refused, and listed among the later releases
+            assert f"| {delta.change} |" in later and delta.release in later, f"{delta.change} ({delta.release}) is not in the later-releases table"
+            continue
         assert delta.release in rows, f"{delta.change}: release {delta.release} has no ledger section"
         verdicts = {pr: verdict for pr, verdict, _ in rows[delta.release]}
-        assert verdicts.get(delta.change) == "ported", f"{delta.change} ({delta.release}): ledger says {verdicts.get(delta.change)}"
+        # a rule the code applies: a ported behaviour, or the refusal of one that cannot be rendered offline
+        assert verdicts.get(delta.change) in ("ported", "not portable offline"), (
+            f"{delta.change} ({delta.release}): ledger says {verdicts.get(delta.change)}"
+        )
         assert delta.change not in RELEASES[delta.release].open
 
 

@@ -33,6 +33,7 @@ from typing import Any
 
 from renderer.admission.v1alpha1 import cel
 from renderer.admission.v1alpha1.crd_schema import NODES, ROOTS
+from renderer.admission.later import later_alpha_field
 from renderer.admission.roles import EXPLICIT_ROLES
 from renderer.releases import REFERENCE_RELEASE, Release
 from renderer.results import Code, Result, Severity, describe_kind, unknown_field_message
@@ -65,9 +66,9 @@ def admit(kind: str, spec: Any, release: Release = REFERENCE_RELEASE) -> tuple[A
     """
     if release.ships(EXPLICIT_ROLES):
         out, results = admit_against(release_nodes(), ROOTS[kind], K8S_SUBTREES[kind], spec)
-        return out, [_role_moved(r) for r in results]
+        return out, [later_alpha_field(_role_moved(r), release) for r in results]
     out, results = admit_against(NODES, ROOTS[kind], K8S_SUBTREES[kind], spec)
-    return out, [_roles_refused(r, release) for r in results]
+    return out, [later_alpha_field(_roles_refused(r, release), release) for r in results]
 
 
 def _roles_refused(result: Result, release: Release) -> Result:
