@@ -92,9 +92,20 @@ def test_the_old_side_renders_under_the_old_release(tmp_path: Path) -> None:
         assert "roles: not in operator 2a6da14c8; added in 1.5.0 (ai-dynamo/dynamo#14419" in proc.stderr
 
 
-def test_reference_to_1_5_0_changes_nothing_on_a_plain_graph(tmp_path: Path) -> None:
+def test_reference_to_1_5_0_rolls_the_workers_of_a_1_5_runtime_for_the_liveness_threshold(tmp_path: Path) -> None:
+    # ai-dynamo/dynamo#13512: a worker on runtime 1.5.0 or later gets liveness failureThreshold 3
+    # under 1.5.0. Same names (the worker hash does not cover the probe), so the worker rolls in place.
     dgd = tmp_path / "dgd.yaml"
     dgd.write_text(DGD)
+    report, stderr = _json("--old-operator-release", "2a6da14c8", "--operator-release", "1.5.0", dgd)
+    assert [(c["action"], c["kind"], c["name"].rsplit("-", 1)[0]) for c in report["changes"]] == [("rolled", "Deployment", "chat-decode")]
+    assert report["changes"][0]["podChanges"] == ['container "main": fields changed: livenessProbe']
+    assert ANNOTATION not in stderr
+
+
+def test_reference_to_1_5_0_changes_nothing_on_a_1_4_runtime(tmp_path: Path) -> None:
+    dgd = tmp_path / "dgd.yaml"
+    dgd.write_text(DGD.replace("runtime:1.5.0", "runtime:1.4.0"))
     report, stderr = _json("--old-operator-release", "2a6da14c8", "--operator-release", "1.5.0", dgd)
     assert report["changes"] == [] and ANNOTATION not in stderr
 
