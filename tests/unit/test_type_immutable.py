@@ -139,11 +139,12 @@ def _diff(tmp_path: Path, release: str) -> tuple[int, str, str]:
 def test_diff_reports_the_type_change_of_a_kept_dgd_as_refused_under_1_5_0(tmp_path: Path) -> None:
     code, stdout, stderr = _diff(tmp_path, "1.5.0")
     assert code == 1 and stdout == ""
-    assert stderr == (
+    # (besides the incomplete-profile warning every render under 1.5.0 prints)
+    assert [line for line in stderr.splitlines() if "[warning]" not in line] == [
         f"{tmp_path / 'new.yaml'}:15: [error] DynamoGraphDeployment/graph spec.components[1]: Invalid value: type is "
         'immutable after it is set (base type "worker", head "decode"; the API server refuses this update under '
-        "operator 1.5.0, ai-dynamo/dynamo#13763) [webhook]\n"
-    )
+        "operator 1.5.0, ai-dynamo/dynamo#13763) [webhook]"
+    ]
 
 
 def test_diff_under_the_reference_reports_the_replacement(tmp_path: Path) -> None:
