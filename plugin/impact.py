@@ -31,7 +31,7 @@ from typing import Any
 from renderer import consts
 from renderer.clashes import Identity, identity_of
 from renderer.cluster.dra import is_gpu_resource_name
-from renderer.objects.podchanges import pod_changes
+from renderer.objects.podchanges import pod_changes, pod_facts
 
 WORKLOAD_KINDS = frozenset({"Deployment", "LeaderWorkerSet", "PodCliqueSet"})
 
@@ -172,7 +172,8 @@ def compare(
             changes.append(_change(REMOVED, key, obj, source=sources_before.get(key), gpus_before=usage.gpus))
     for key in added:
         if key not in paired_new:
-            changes.append(_change(ADDED, key, new[key], source=sources_after.get(key), gpus_after=usage_of(new[key]).gpus))
+            changes.append(_change(ADDED, key, new[key], source=sources_after.get(key), gpus_after=usage_of(new[key]).gpus,
+                                   pod_changes=tuple(pod_facts(new[key]))))
 
     # Objects on both sides.
     for key, obj in new.items():

@@ -30,6 +30,7 @@ from collections.abc import Collection, Mapping, Sequence
 from renderer.records import dataclass, replace
 from typing import Any, TextIO
 
+from plugin import markdown as _markdown
 from plugin.impact import WORKLOAD_KINDS, ADDED, CHANGED, REMOVED, REPLACED, ROLLED, SCALED, Change, Impact, compare, identity
 from plugin.options import OptionValues
 from plugin.files import KUSTOMIZATION_FILES, TextsOrDisk, is_within
@@ -483,7 +484,7 @@ def format_text(impact: Impact) -> str:
 
 
 def format_markdown(impact: Impact) -> str:
-    """The report as Markdown, for a pull-request comment."""
+    """The report as Markdown, for a pull-request comment: every value from the manifests as code (plugin/markdown.py)."""
     lines = ["### dynamo-render diff", ""]
     if not impact.changes:
         lines.append("No change to rendered objects.")
@@ -491,22 +492,16 @@ def format_markdown(impact: Impact) -> str:
         lines += ["| action | object | GPUs | what happens |", "|---|---|---|---|"]
         for change in impact.changes:
             gpus = _gpu_delta(change) or "-"
-            lines.append(f"| {change.action} | `{_target(change)}` | {gpus} | {_MEANING[change.action]} |")
+            lines.append(f"| {change.action} | {_markdown.cell(_target(change))} | {gpus} | {_MEANING[change.action]} |")
         detailed = [c for c in impact.changes if c.pod_changes]
         if detailed:
             lines += ["", "#### What changes in the pods", ""]
             for change in detailed:
-                lines.append(f"- `{_target(change)}`")
-                lines += [f"  - {_markdown_text(line)}" for line in change.pod_changes]
+                lines.append(f"- {_markdown.code(_target(change))}")
+                lines += [f"  - {_markdown.code(line)}" for line in change.pod_changes]
     lines.append("")
     lines.extend(_totals(impact, markdown=True))
     return "\n".join(lines) + "\n"
-
-
-def _markdown_text(text: str) -> str:
-    """A line of user values in Markdown: as code, so that no value renders as markup."""
-    fence = "``" if "`" in text else "`"
-    return f"{fence} {text} {fence}" if fence == "``" else f"`{text}`"
 
 
 def _totals(impact: Impact, markdown: bool) -> list[str]:
@@ -521,7 +516,8 @@ def _totals(impact: Impact, markdown: bool) -> list[str]:
         for ns in namespaces:
             gb, pb = before.by_namespace.get(ns, (0, 0))
             ga, pa = after.by_namespace.get(ns, (0, 0))
-            lines.append(f"{'  - ' if markdown else '  '}namespace {ns}: GPUs {gb} -> {ga}, pods {pb} -> {pa}")
+            shown = _markdown.code(ns) if markdown else ns
+            lines.append(f"{'  - ' if markdown else '  '}namespace {shown}: GPUs {gb} -> {ga}, pods {pb} -> {pa}")
     if before.dra_pods or after.dra_pods:
         lines.append(
             f"{bullet}pods whose GPUs come from DRA claims (not counted above): {before.dra_pods} -> {after.dra_pods}"
