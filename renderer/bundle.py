@@ -409,8 +409,10 @@ def _stream(
             source = render_source(item, config, default_namespace, cluster)
             if source is None:
                 if in_place:
-                    # a hand-written item the caller keeps in place: refused as any other would be
-                    refused_item = passthrough_problems(item)
+                    # a hand-written item the caller keeps in place as written: only an identity
+                    # no cluster could hold is refused (the rest is the caller's to pass on)
+                    refused_item = [r.with_resource(ResourceRef.of(obj)).with_source(item.file, item.index)
+                                    for r in apiserver.refused_names_in_place(obj)] if isinstance(obj, dict) else []
                     results.extend(refused_item)
                     if refused_item:
                         continue

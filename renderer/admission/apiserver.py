@@ -121,24 +121,11 @@ def refused_on_decode(obj: dict[str, Any]) -> list[Result]:
     """
     ref = ResourceRef.of(obj)
     results: list[Result] = []
-    results += _type_problems(obj)
     metadata = obj.get("metadata")
     if metadata is not None and not isinstance(metadata, dict):
         results.append(Result(f"must be an object (got {describe_kind(metadata)})", field="metadata", code=Code.API_SERVER))
         metadata = None
-    kind = str(obj.get("kind", ""))
-    name = (metadata or {}).get("name")
-    if isinstance(name, str) and name:
-        # a Namespace's name is a DNS-1123 label, as every namespace field is (ValidateNamespaceName)
-        problem = objectmeta.dns1123_label_problem(name) if kind == "Namespace" else name_problem(kind, name)
-        if problem:
-            results.append(Result(f"invalid {kind} name {objectmeta.show(name)}: {problem}", field="metadata.name", code=Code.API_SERVER))
-    namespace = (metadata or {}).get("namespace")
-    if namespace is not None:
-        if not isinstance(namespace, str):
-            results.append(Result(f"must be a string (got {describe_kind(namespace)})", field="metadata.namespace", code=Code.API_SERVER))
-        elif namespace:
-            results += objectmeta.validate_namespace(namespace)
+    results += refused_names(obj)
     for key, validate in (("labels", objectmeta.validate_labels), ("annotations", objectmeta.validate_annotations)):
         value = (metadata or {}).get(key)
         if value is None:
@@ -152,6 +139,43 @@ def refused_on_decode(obj: dict[str, Any]) -> list[Result]:
         if value is not None:
             results += _string_map(value, key)[1]
     return [r.with_resource(ref) for r in results]
+
+
+def refused_names(obj: dict[str, Any]) -> list[Result]:
+    """The names no cluster could hold: the object's kind, apiVersion, name or namespace.
+
+    The part of ``refused_on_decode`` that also applies to items a KRM caller keeps in place
+    (their other fields pass through exactly as written), with the keys and values of their
+    string-valued labels.
+    """
+    results = _type_problems(obj)
+    metadata = obj.get("metadata")
+    metadata = metadata if isinstance(metadata, dict) else None
+    kind = str(obj.get("kind", ""))
+    name = (metadata or {}).get("name")
+    if isinstance(name, str) and name:
+        # a Namespace's name is a DNS-1123 label, as every namespace field is (ValidateNamespaceName)
+        problem = objectmeta.dns1123_label_problem(name) if kind == "Namespace" else name_problem(kind, name)
+        if problem:
+            results.append(Result(f"invalid {kind} name {objectmeta.show(name)}: {problem}", field="metadata.name", code=Code.API_SERVER))
+    namespace = (metadata or {}).get("namespace")
+    if namespace is not None:
+        if not isinstance(namespace, str):
+            results.append(Result(f"must be a string (got {describe_kind(namespace)})", field="metadata.namespace", code=Code.API_SERVER))
+        elif namespace:
+            results += objectmeta.validate_namespace(namespace)
+    return results
+
+
+def refused_names_in_place(obj: dict[str, Any]) -> list[Result]:
+    """``refused_names`` and the string-valued labels' keys and values (other values are passed on as written)."""
+    results = refused_names(obj)
+    metadata = obj.get("metadata")
+    labels = metadata.get("labels") if isinstance(metadata, dict) else None
+    if isinstance(labels, dict):
+        strings = {k: v for k, v in labels.items() if isinstance(k, str) and isinstance(v, str)}
+        results += objectmeta.validate_labels(strings, "metadata.labels")
+    return results
 
 
 def _type_problems(obj: dict[str, Any]) -> list[Result]:
