@@ -243,6 +243,18 @@ def is_within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+def repository_root(folder: str) -> str | None:
+    """The git work tree holding ``folder`` (the nearest folder with a ``.git`` entry), or None."""
+    here = os.path.realpath(folder)
+    while True:
+        if os.path.lexists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
 def shown_path(path: str, root: str) -> str:
     """A path as the user sees it: relative to ``root`` when inside it, else as it is."""
     if is_within(path, root):
