@@ -243,9 +243,12 @@ def is_within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def repository_root(folder: str) -> str | None:
-    """The git work tree holding ``folder`` (the nearest folder with a ``.git`` entry), or None."""
-    here = os.path.realpath(folder)
+def repository_root(folder: str, resolve: bool = True) -> str | None:
+    """The git work tree holding ``folder`` (the nearest folder with a ``.git`` entry), or None.
+
+    ``resolve``: from the folder's real path (symlinks resolved); else from its absolute path as written.
+    """
+    here = os.path.realpath(folder) if resolve else os.path.abspath(folder)
     while True:
         if os.path.lexists(os.path.join(here, ".git")):
             return here
