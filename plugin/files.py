@@ -13,7 +13,7 @@ import stat
 import sys
 from typing import Any
 from collections.abc import Collection, Iterable, Iterator, Mapping
-from renderer.records import dataclass, field
+from renderer.records import dataclass, field, replace
 
 from plugin.yamlio.codec import Document, load_documents
 from renderer.results import Code, Result
@@ -300,6 +300,12 @@ class PathPolicy:
         """A file as the user sees it."""
         return path if self.root is None else shown_path(path, self.root)
 
+    def shown(self, results: list[Result]) -> list[Result]:
+        """The results with their files named as the policy shows them."""
+        if self.root is None:
+            return results
+        return [replace(r, file=self.show(r.file)) if r.file else r for r in results]
+
     def confine_to(self, trusted: bool) -> str | None:
         """The folder a file named by a (trusted or untrusted) input must be read from, if any."""
         return None if trusted else self.root
@@ -334,6 +340,23 @@ class PathPolicy:
 
 
 UNCONFINED = PathPolicy()
+
+
+def nested_policy(policy: PathPolicy, folder: str, root: str | None = None) -> tuple[PathPolicy, str]:
+    """The policy for the paths a settings file in ``folder`` names, and the folder they are relative to.
+
+    A confining policy confines them too. Unconfined (the command line, the KRM function, the
+    hooks), they must still stay inside the git work tree holding the file (``root`` when the
+    caller extracted it from a revision): the file may come from a pull request, and must not
+    make the render read /etc/passwd or another tree's OperatorConfiguration. Outside any work
+    tree they are read as written.
+    """
+    if policy.root is not None:
+        return policy, folder
+    repository = root or repository_root(folder)
+    if repository is None:
+        return policy, folder
+    return PathPolicy(root=os.path.realpath(repository)), os.path.abspath(folder)
 
 
 # kustomize and kpt's marker of documents that configure tools and are never applied.
