@@ -1,7 +1,9 @@
 """The change report where reviews happen: one pull-request comment (or merge-request note) per run.
 
 Run by the GitHub Action (``action.yml``) and the GitLab CI template (docs/diff-convert.md) as
-``python -m plugin.pr_report --base REV [options] PATH... [-- DIFF-OPTION...]``. It:
+``python -I -m plugin.pr_report --base REV [options] PATH... [-- DIFF-OPTION...]`` (or the
+``dynamo-render-pr-report`` console script) from an environment outside the checkout, so that
+nothing the pull request adds to the checkout is ever imported. It:
 
 1. makes sure the base revision is in the clone (a shallow CI checkout often lacks it: one
    ``git fetch --depth=1 origin REV``);
@@ -9,8 +11,12 @@ Run by the GitHub Action (``action.yml``) and the GitLab CI template (docs/diff-
    for Markdown (what the reviewer reads), with any extra diff options given after ``--``
    (old settings read from the base revision too: ``--old-config REV:path``);
 3. appends the report to the job summary (``$GITHUB_STEP_SUMMARY`` when set, or ``--summary``);
-4. creates one comment on the pull request, or updates the one it made before, found again by
-   a hidden marker (``--marker``); ``--dry-run`` prints the requests instead of sending them;
+4. creates one comment on the pull request, or updates its own one from before: written by the
+   token's user (``GET /user``; ``github-actions[bot]`` for a workflow token, ``--author``) and
+   holding the hidden marker (``--marker``); a refused edit posts a new comment; ``--dry-run``
+   prints the comment instead of sending it. A report too long for a comment starts with what a
+   reviewer must see (totals, replaced and added workloads, security-relevant pod facts), and
+   ``--full-report PATH`` writes it whole;
 5. exits 1 when a side fails to render, or with ``--fail-on-replace`` when any workload would be
    replaced (a worker-hash rename), and 0 otherwise.
 
@@ -19,7 +25,9 @@ the CI's own variables: ``GITHUB_API_URL``, ``GITHUB_REPOSITORY``, ``GITHUB_EVEN
 request number) and ``GITHUB_TOKEN``; or ``CI_API_V4_URL``, ``CI_PROJECT_ID``,
 ``CI_MERGE_REQUEST_IID`` and ``GITLAB_TOKEN`` (a token allowed to write notes: ``CI_JOB_TOKEN``
 cannot). The report never includes a render's objects, only the change summary and the
-problems, which name files and fields.
+problems, which name files and fields. The token is sent only to the API host (a redirect to
+another host stops the report), and no process the report starts gets a variable whose name
+holds ``TOKEN``; a ``--base`` that could be read as a git option is refused.
 """
 
 from __future__ import annotations
