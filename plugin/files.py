@@ -13,7 +13,7 @@ import stat
 import sys
 from typing import Any
 from collections.abc import Collection, Iterable, Iterator, Mapping
-from renderer.records import dataclass, field
+from renderer.records import dataclass, field, replace
 
 from plugin.yamlio.codec import Document, load_documents
 from renderer.results import Code, Result
@@ -243,6 +243,21 @@ def is_within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+def repository_root(folder: str, resolve: bool = True) -> str | None:
+    """The git work tree holding ``folder`` (the nearest folder with a ``.git`` entry), or None.
+
+    ``resolve``: from the folder's real path (symlinks resolved); else from its absolute path as written.
+    """
+    here = os.path.realpath(folder) if resolve else os.path.abspath(folder)
+    while True:
+        if os.path.lexists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
 def shown_path(path: str, root: str) -> str:
     """A path as the user sees it: relative to ``root`` when inside it, else as it is."""
     if is_within(path, root):
@@ -285,6 +300,12 @@ class PathPolicy:
         """A file as the user sees it."""
         return path if self.root is None else shown_path(path, self.root)
 
+    def shown(self, results: list[Result]) -> list[Result]:
+        """The results with their files named as the policy shows them."""
+        if self.root is None:
+            return results
+        return [replace(r, file=self.show(r.file)) if r.file else r for r in results]
+
     def confine_to(self, trusted: bool) -> str | None:
         """The folder a file named by a (trusted or untrusted) input must be read from, if any."""
         return None if trusted else self.root
@@ -319,6 +340,23 @@ class PathPolicy:
 
 
 UNCONFINED = PathPolicy()
+
+
+def nested_policy(policy: PathPolicy, folder: str, root: str | None = None) -> tuple[PathPolicy, str]:
+    """The policy for the paths a settings file in ``folder`` names, and the folder they are relative to.
+
+    A confining policy confines them too. Unconfined (the command line, the KRM function, the
+    hooks), they must still stay inside the git work tree holding the file (``root`` when the
+    caller extracted it from a revision): the file may come from a pull request, and must not
+    make the render read /etc/passwd or another tree's OperatorConfiguration. Outside any work
+    tree they are read as written.
+    """
+    if policy.root is not None:
+        return policy, folder
+    repository = root or repository_root(folder)
+    if repository is None:
+        return policy, folder
+    return PathPolicy(root=os.path.realpath(repository)), os.path.abspath(folder)
 
 
 # kustomize and kpt's marker of documents that configure tools and are never applied.

@@ -35,7 +35,7 @@ from typing import Any
 from plugin.impact_pairs import REASON_WORKER_HASH, echoes_worker_hash, members_of, pair_members, pair_services, service_pods_replaced
 from plugin.impact_usage import WORKLOAD_KINDS, Capacity, Usage, capacity, identity, usage_of
 from renderer.clashes import Identity
-from renderer.objects.podchanges import pod_changes
+from renderer.objects.podchanges import pod_changes, pod_facts
 
 __all__ = [
     "ACTION_ORDER", "ADDED", "CHANGED", "REMOVED", "REPLACED", "ROLLED", "SCALED", "WORKLOAD_KINDS", "Capacity", "Change",
@@ -236,7 +236,7 @@ def compare(
         if key not in paired_new:
             usage = usage_of(new[key])
             changes.append(_change(ADDED, key, new[key], source=sources_after.get(key),
-                                   gpus_after=usage.gpus, pods_after=usage.pods))
+                                   gpus_after=usage.gpus, pods_after=usage.pods, pod_changes=tuple(pod_facts(new[key]))))
 
     # Objects on both sides.
     for key, obj in new.items():

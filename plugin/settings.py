@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-from plugin.files import UNCONFINED, PathPolicy, is_local_config, load_sources, read_sources, read_text, walk_manifests
+from plugin.files import UNCONFINED, PathPolicy, is_local_config, load_sources, nested_policy, read_sources, read_text, walk_manifests
 from plugin.options import BY_NAME, OPTIONS, OptionValues, parse_strict
 from plugin.state_sources import load_state_file
 from plugin.yamlio.codec import Document, load_documents
@@ -434,6 +434,7 @@ def resolve_settings(
     document: dict[str, Any] | None = None,
     policy: PathPolicy = UNCONFINED,
     extra_layers: Sequence[StateLayer] = (),
+    nested_root: str | None = None,
 ) -> tuple[Settings | None, list[Result]]:
     """The settings from layered sources: defaults < ``below`` < the settings file < ``given``; any error means None.
 
@@ -450,15 +451,15 @@ def resolve_settings(
 
     Every path is located and read under ``policy`` (the caller's; see ``PathPolicy``): the
     config file, the operator configuration and the cluster state, whether named by an option or
-    inside the config file. Files in messages are named as the policy shows them.
+    inside the config file (``plugin.files.nested_policy``). Files in messages are named as the policy shows them.
     """
     given = given or {}
     below = below or {}
     results: list[Result] = []
     named: list[str] = []
 
-    def locate(value: str, base: str | None, label: str, trusted: bool, source: str = "") -> str | None:
-        path, problems = policy.locate(value, base, label, trusted)
+    def locate(value: str, base: str | None, label: str, trusted: bool, source: str = "", using: PathPolicy = policy) -> str | None:
+        path, problems = using.locate(value, base, label, trusted)
         results.extend(p.with_source(source, 0) if source else p for p in problems)
         if path is not None:
             named.append(path)
@@ -495,13 +496,13 @@ def resolve_settings(
             results.extend(Result(f"invalid setting: {e['msg']}", field=field_path("spec", tuple(e["loc"])), code=Code.CONFIG)
                            for e in err.errors(include_url=False))
 
-    # The paths inside the config file are relative to it, and trusted when it is.
-    nested_trusted = config_trusted and config_path is not None
+    # The paths inside the config file are relative to it, trusted when it is, else confined.
+    nested_trusted, (nested, nested_base) = config_trusted and config_path is not None, nested_policy(policy, base_dir, nested_root)
     nested_operator = nested_state = None
     if spec.operator_config_path is not None:
-        nested_operator = locate(spec.operator_config_path, base_dir, "spec.operatorConfigPath", nested_trusted, origin)
+        nested_operator = locate(spec.operator_config_path, nested_base, "spec.operatorConfigPath", nested_trusted, origin, nested)
     if spec.cluster_state_path is not None:
-        nested_state = locate(spec.cluster_state_path, base_dir, "spec.clusterStatePath", nested_trusted, origin)
+        nested_state = locate(spec.cluster_state_path, nested_base, "spec.clusterStatePath", nested_trusted, origin, nested)
 
     # The operator configuration (given's, else the settings file's own, else below's), read as the profile's release reads it.
     release = (find_release(spec.operator_release) if spec.operator_release else None) or default_release()
@@ -522,7 +523,7 @@ def resolve_settings(
         operator, problems = parse_operator_config(spec.operator_config, "spec.operatorConfig", release)
         problems = [p.with_source(origin, 0) if origin else p for p in problems]
     elif nested_operator is not None:
-        operator, problems = load_operator_config(nested_operator, policy.confine_to(nested_trusted), release)
+        operator, problems = load_operator_config(nested_operator, nested.confine_to(nested_trusted), release)
     results.extend(problems)
 
     # The cluster-state file: the option's, else the config's.
@@ -530,17 +531,18 @@ def resolve_settings(
     if spec.existing_objects:
         declared = tuple(item.existing() for item in spec.existing_objects)
         layers.append(StateLayer(f"{origin or 'settings'} spec.existingObjects", existing=declared))
-    state_path, state_trusted = nested_state, nested_trusted
+    state_path, state_confine = nested_state, nested.confine_to(nested_trusted)
     if given.get("cluster-state") is not None:
-        state_trusted = "cluster-state" in policy.trusted
-        state_path = locate(given["cluster-state"], policy.base, policy.label("cluster-state"), state_trusted)
+        trusted = "cluster-state" in policy.trusted
+        state_path = locate(given["cluster-state"], policy.base, policy.label("cluster-state"), trusted)
+        state_confine = policy.confine_to(trusted)
     if state_path is not None:
-        layer, problems = load_state_file(state_path, policy.confine_to(state_trusted))
+        layer, problems = load_state_file(state_path, state_confine)
         results.extend(problems)
         if layer is not None:
             layers.append(layer)
     if any(r.is_error for r in results):
-        return None, _shown(results, policy)
+        return None, policy.shown(results)
 
     gates = spec.gates
     resolved = Settings(
@@ -569,15 +571,8 @@ def resolve_settings(
     resolved, problems = resolved.with_operator(operator, cluster_versions)
     results.extend(problems)
     if any(r.is_error for r in results):
-        return None, _shown(results, policy)
-    return resolved, _shown(results, policy)
-
-
-def _shown(results: list[Result], policy: PathPolicy) -> list[Result]:
-    """The results with their files named as the policy shows them."""
-    if policy.root is None:
-        return results
-    return [replace(r, file=policy.show(r.file)) if r.file else r for r in results]
+        return None, policy.shown(results)
+    return resolved, policy.shown(results)
 
 
 __all__ = [

@@ -408,10 +408,16 @@ def _stream(
             origin = Origin(ResourceRef.of(obj), item.file, item.index)
             source = render_source(item, config, default_namespace, cluster)
             if source is None:
-                if not in_place:
-                    refused = _refused_passthrough(obj, item, results)
-                    if refused:
+                if in_place:
+                    # a hand-written item the caller keeps in place as written: only an identity
+                    # no cluster could hold is refused (the rest is the caller's to pass on)
+                    refused_item = [r.with_resource(ResourceRef.of(obj)).with_source(item.file, item.index)
+                                    for r in apiserver.refused_names_in_place(obj)] if isinstance(obj, dict) else []
+                    results.extend(refused_item)
+                    if refused_item:
                         continue
+                elif _refused_passthrough(obj, item, results):
+                    continue
                 passthrough.append((position, obj, origin, not in_place))
                 continue
             results.extend(source.results)
@@ -464,14 +470,22 @@ def _refused_passthrough(obj: Any, item: Item, results: list[Result]) -> bool:
     if is_dgdr(obj):
         results.append(dgdr_note(obj).with_source(item.file, item.index))
         return False
-    # Anything the API server would not take as an object is an error, never output.
-    problem = not_an_object(obj)
-    if problem is not None:
-        results.append(problem.with_source(item.file, item.index))
-        return True
-    refused = apiserver.refused_on_decode(obj)
-    results.extend(r.with_source(item.file, item.index) for r in refused)
+    refused = passthrough_problems(item)
+    results.extend(refused)
     return bool(refused)
+
+
+def passthrough_problems(item: Item) -> list[Result]:
+    """Why the API server would refuse a hand-written object that passes through (none: it would take it).
+
+    The one check of every object that is not rendered, so that every front end (``validate``
+    on a file without Dynamo objects too) refuses what ``render`` refuses.
+    """
+    # Anything the API server would not take as an object is an error, never output.
+    problem = not_an_object(item.obj)
+    if problem is not None:
+        return [problem.with_source(item.file, item.index)]
+    return [r.with_source(item.file, item.index) for r in apiserver.refused_on_decode(item.obj)]
 
 
 def _admit(

@@ -157,3 +157,6 @@ BACKEND_FRAMEWORKS = (BACKEND_SGLANG, BACKEND_VLLM, BACKEND_TRTLLM)
 # Input nesting bound: a YAML or JSON document, or the JSON text of an annotation the
 # conversion decodes, nested deeper than this many levels is refused.
 MAX_DEPTH = 100
+# The longest number literal read from JSON in an annotation: Python's default limit on
+# converting a decimal string to an integer (sys.int_info.default_max_str_digits).
+MAX_NUMBER_DIGITS = 4300

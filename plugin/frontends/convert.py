@@ -453,6 +453,8 @@ def run_in_place(paths: Sequence[str], stderr: TextIO, as_stored: bool = False, 
     results.extend(refusals(kustomizations))
     patches = _patches_named(paths)
     rewrites: list[tuple[_File, bytes]] = []
+    # (device, inode) -> the first name of each file rewritten
+    inodes: dict[tuple[int, int], str] = {}
     for file in files:
         source = Source(file.name, file.text)
         if os.path.realpath(file.name) in patches:
@@ -464,6 +466,14 @@ def run_in_place(paths: Sequence[str], stderr: TextIO, as_stored: bool = False, 
         if not file.real:
             results.append(Result(f"is a symlink to {os.path.realpath(file.name)}, outside the converted tree; "
                                   "convert that file itself", file=file.name, code=Code.INPUT))
+            continue
+        status = os.stat(file.real)
+        first = inodes.setdefault((status.st_dev, status.st_ino), file.name)
+        if first != file.name:
+            # Two hard links to one file: the second rewrite would find the file changed on disk
+            # after the first was written, and stop half way.
+            results.append(Result(f"is the same file as {first} (a hard link); name one of them only",
+                                  file=file.name, code=Code.INPUT))
             continue
         data = file.encode(rewritten[0])
         problem = _parses_back(file, data, rewritten[1])

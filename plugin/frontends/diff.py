@@ -265,10 +265,13 @@ def resolve_old_settings(
     """
     renames: list[Rename] = []
     values: list[str | None] = []
+    extracted: str | None = None
     for _, attribute, label in _SETTINGS_FILES:
         value = getattr(old, attribute)
         if value is not None and value != NOT_IN_BASE and is_revision_path(value):
-            path, rename, problems = _from_revision(value, label, os.path.join(scratch, f"settings-{len(renames)}"))
+            root = os.path.join(scratch, f"settings-{len(renames)}")
+            extracted = root if label == "--old-config" else extracted
+            path, rename, problems = _from_revision(value, label, root)
             if path is None or rename is None:
                 return None, [], problems
             renames.append(rename)
@@ -282,7 +285,8 @@ def resolve_old_settings(
             options.pop(name, None)
         elif value is not None:
             options[name] = value
-    settings, problems = resolve_settings(options)
+    # A config read from a revision names files of that revision only (its extraction).
+    settings, problems = resolve_settings(options, nested_root=extracted)
     problems = [replace(r, file=_renamed(r.file, renames)) if r.file else r for r in problems]
     if settings is None or any(r.is_error for r in problems):
         return None, renames, problems

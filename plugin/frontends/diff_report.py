@@ -8,6 +8,9 @@ per namespace where there are several, and the replaced workloads. ``-o json`` i
 
 from __future__ import annotations
 
+import re
+
+from plugin import markdown as _markdown
 from plugin.impact import WORKLOAD_KINDS, ADDED, CHANGED, REMOVED, REPLACED, ROLLED, SCALED, Change, Impact
 
 _VERBS = {
@@ -87,22 +90,26 @@ def format_markdown(impact: Impact) -> str:
         lines += ["| action | object | GPUs | what happens |", "|---|---|---|---|"]
         for change in impact.changes:
             gpus = _gpu_delta(change) or "-"
-            lines.append(f"| {change.action} | `{_target(change)}` | {gpus} | {_meaning(change)} |")
+            lines.append(f"| {change.action} | {_markdown.cell(_target(change))} | {gpus} | {_prose_cell(_meaning(change))} |")
         detailed = [c for c in impact.changes if c.pod_changes]
         if detailed:
             lines += ["", "#### What changes in the pods", ""]
             for change in detailed:
-                lines.append(f"- `{_target(change)}`")
-                lines += [f"  - {_markdown_text(line)}" for line in change.pod_changes]
+                lines.append(f"- {_markdown.code(_target(change))}")
+                lines += [f"  - {_markdown.code(line)}" for line in change.pod_changes]
     lines.append("")
     lines.extend(_totals(impact, markdown=True))
     return "\n".join(lines) + "\n"
 
 
-def _markdown_text(text: str) -> str:
-    """A line of user values in Markdown: as code, so that no value renders as markup."""
-    fence = "``" if "`" in text else "`"
-    return f"{fence} {text} {fence}" if fence == "``" else f"`{text}`"
+# Our own words, with names from the manifests inside (a renamed component, a clique): printed
+# as they are only when nothing in them can be markup; otherwise as a code span.
+_PROSE = re.compile(r"[A-Za-z0-9 .,:;'()/+=-]*")
+
+
+def _prose_cell(text: str) -> str:
+    """A table cell of prose that may quote manifest values: plain when it is safe, else code (plugin/markdown.py)."""
+    return text if _PROSE.fullmatch(text) else _markdown.cell(text)
 
 
 def _totals(impact: Impact, markdown: bool) -> list[str]:
@@ -125,7 +132,8 @@ def _totals(impact: Impact, markdown: bool) -> list[str]:
             gb, pb = before.by_namespace.get(ns, (0, 0))
             ga, pa = after.by_namespace.get(ns, (0, 0))
             gp, _ = peak.by_namespace.get(ns, (0, 0))
-            lines.append(f"{'  - ' if markdown else '  '}namespace {ns}: GPUs {gb} -> {ga} (peak {gp}), pods {pb} -> {pa}")
+            shown = _markdown.code(ns) if markdown else ns
+            lines.append(f"{'  - ' if markdown else '  '}namespace {shown}: GPUs {gb} -> {ga} (peak {gp}), pods {pb} -> {pa}")
     if before.dra_pods or after.dra_pods:
         lines.append(
             f"{bullet}pods whose GPUs come from DRA claims (not counted above): {before.dra_pods} -> {after.dra_pods}"

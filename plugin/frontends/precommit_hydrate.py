@@ -48,7 +48,9 @@ from renderer.records import dataclass
 from typing import TextIO
 
 from plugin.app_reader import build_apps, drop_non_manifests, find_kustomization, helm_chart_error, show_from, split_apps
-from plugin.files import HELM_CHART_FILE, ObjectBudget, Source, TextsOrDisk, manifest_files, read_bytes, read_sources, walk_manifests
+from plugin.files import (
+    HELM_CHART_FILE, ObjectBudget, Source, TextsOrDisk, is_within, manifest_files, read_bytes, read_sources, repository_root, walk_manifests,
+)
 from plugin.frontends.hydrate_diff import DIFF_LINES_SHOWN, differing_documents, document_diff, documents_of, redact_secret_data
 from plugin.options import OptionValues
 from plugin.settings import Settings, resolve_settings
@@ -410,6 +412,18 @@ def _prune(directory: str, root: str) -> None:
         current = os.path.dirname(current)
 
 
+def _outside_repository(source: str, output: str) -> str | None:
+    """Why ``--fix`` may not write OUTPUT: as written, it leads outside the git work tree holding SOURCE.
+
+    A folder that is a symlink (out of the tree or not) is refused by ``refusals``; outside any
+    work tree nothing is confined.
+    """
+    repository = repository_root(source, resolve=False)
+    if repository is None or is_within(os.path.normpath(os.path.abspath(output)), repository):
+        return None
+    return f"output folder {output} leads outside the repository {repository}; --fix writes only inside it"
+
+
 def _inside(path: str, folder: str) -> bool:
     path, folder = os.path.realpath(path), os.path.realpath(folder)
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
@@ -445,6 +459,11 @@ def run(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: b
     if os.path.exists(output) and not os.path.isdir(output):
         stdout.write(f"[error]: output {output} exists and is not a folder\n")
         return 1
+    if fix:
+        outside = _outside_repository(source, output)
+        if outside is not None:
+            stdout.write(f"[error]: {outside} [input]\n")
+            return 1
     settings, results = resolve_settings({**args, **({"keep-sources": True} if keep_sources else {})})
     verbose = bool(args.get("verbose"))
     if settings is None:

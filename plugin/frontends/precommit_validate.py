@@ -159,13 +159,22 @@ def validate_settings_documents(documents: Sequence[Document]) -> list[Result]:
 def claim_objects(
     source: Source, identities: Identities, budget: ObjectBudget | None = None, loaded: Loaded | None = None
 ) -> list[Result]:
-    """Claim the identities of a file without Dynamo resources; a clash is an error naming both files."""
+    """Claim the identities of a file without Dynamo resources; a clash is an error naming both files.
+
+    An object the API server would refuse (a name, namespace, kind, label or data map it
+    cannot store) is an error here too, as ``render`` makes it one.
+    """
+    from renderer.bundle import Item, passthrough_problems
     from renderer.clashes import Origin
     from renderer.results import ResourceRef
 
     documents, problems = loaded if loaded is not None else (budget or ObjectBudget()).load(source)
     results = list(problems)
     for doc in documents or []:
+        refused = passthrough_problems(Item(doc.obj, doc.file, doc.index))
+        if refused:
+            results += refused
+            continue
         _, clash = identities.claim(doc.obj, Origin(ResourceRef.of(doc.obj), doc.file, doc.index), rendered=False)
         if clash is not None:
             results.append(clash)

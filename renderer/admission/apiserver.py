@@ -111,8 +111,10 @@ def refused_on_decode(obj: dict[str, Any]) -> list[Result]:
     """Why the API server refuses a hand-written object as it decodes it: shapes no cluster can store.
 
     Checked on objects that pass through unchanged (what a DCD renders is checked by
-    ``refused``): ``metadata`` is an object; labels and annotations are maps of strings with valid
-    keys (and label values); a Secret's or ConfigMap's data maps hold strings.
+    ``refused``): the kind and apiVersion can name a resource; ``metadata`` is an object; the
+    name is valid for its kind (``name_problem``; a Namespace's is a DNS-1123 label) and the
+    namespace a DNS-1123 label; labels and annotations are maps of strings with valid keys (and
+    label values); a Secret's or ConfigMap's data maps hold strings.
     Mirrors: k8s.io/apimachinery pkg/apis/meta/v1 ObjectMeta (labels, annotations map[string]string),
     objectmeta.go ValidateObjectMeta, k8s.io/api core/v1 Secret.Data (map[string][]byte) and
     ConfigMap.Data (map[string]string).
@@ -123,6 +125,7 @@ def refused_on_decode(obj: dict[str, Any]) -> list[Result]:
     if metadata is not None and not isinstance(metadata, dict):
         results.append(Result(f"must be an object (got {describe_kind(metadata)})", field="metadata", code=Code.API_SERVER))
         metadata = None
+    results += refused_names(obj)
     for key, validate in (("labels", objectmeta.validate_labels), ("annotations", objectmeta.validate_annotations)):
         value = (metadata or {}).get(key)
         if value is None:
@@ -136,6 +139,65 @@ def refused_on_decode(obj: dict[str, Any]) -> list[Result]:
         if value is not None:
             results += _string_map(value, key)[1]
     return [r.with_resource(ref) for r in results]
+
+
+def refused_names(obj: dict[str, Any]) -> list[Result]:
+    """The names no cluster could hold: the object's kind, apiVersion, name or namespace.
+
+    The part of ``refused_on_decode`` that also applies to items a KRM caller keeps in place
+    (their other fields pass through exactly as written), with the keys and values of their
+    string-valued labels.
+    """
+    results = _type_problems(obj)
+    metadata = obj.get("metadata")
+    metadata = metadata if isinstance(metadata, dict) else None
+    kind = str(obj.get("kind", ""))
+    name = (metadata or {}).get("name")
+    if isinstance(name, str) and name:
+        # a Namespace's name is a DNS-1123 label, as every namespace field is (ValidateNamespaceName)
+        problem = objectmeta.dns1123_label_problem(name) if kind == "Namespace" else name_problem(kind, name)
+        if problem:
+            results.append(Result(f"invalid {kind} name {objectmeta.show(name)}: {problem}", field="metadata.name", code=Code.API_SERVER))
+    namespace = (metadata or {}).get("namespace")
+    if namespace is not None:
+        if not isinstance(namespace, str):
+            results.append(Result(f"must be a string (got {describe_kind(namespace)})", field="metadata.namespace", code=Code.API_SERVER))
+        elif namespace:
+            results += objectmeta.validate_namespace(namespace)
+    return results
+
+
+def refused_names_in_place(obj: dict[str, Any]) -> list[Result]:
+    """``refused_names`` and the string-valued labels' keys and values (other values are passed on as written)."""
+    results = refused_names(obj)
+    metadata = obj.get("metadata")
+    labels = metadata.get("labels") if isinstance(metadata, dict) else None
+    if isinstance(labels, dict):
+        strings = {k: v for k, v in labels.items() if isinstance(k, str) and isinstance(v, str)}
+        results += objectmeta.validate_labels(strings, "metadata.labels")
+    return results
+
+
+def _type_problems(obj: dict[str, Any]) -> list[Result]:
+    """Why no API server serves an object of this apiVersion and kind: a kind or group no resource can have.
+
+    A kind is a resource's name in CamelCase: lower-cased, a DNS-1035 label. A group is a
+    DNS-1123 subdomain and a version a DNS-1035 label (``v1``, ``v1beta1``).
+    Mirrors: k8s.io/apiextensions-apiserver pkg/apis/apiextensions/validation
+    ValidateCustomResourceDefinitionNames (kind) and ValidateCustomResourceDefinitionSpec (group, versions)
+    """
+    results: list[Result] = []
+    kind, api_version = obj.get("kind"), obj.get("apiVersion")
+    if isinstance(kind, str) and kind and (len(kind) > objectmeta.DNS1123_LABEL_MAX or not _DNS1035_LABEL.fullmatch(kind.lower())):
+        results.append(Result(f"invalid kind {objectmeta.show(kind)}: no resource has this kind (letters, digits and \"-\", starting with a letter)",
+                              field="kind", code=Code.API_SERVER))
+    if isinstance(api_version, str) and api_version:
+        group, _, version = api_version.rpartition("/")
+        bad_group = "/" in api_version and (len(group) > objectmeta.DNS1123_SUBDOMAIN_MAX or not objectmeta.DNS1123_SUBDOMAIN.fullmatch(group))
+        if bad_group or len(version) > objectmeta.DNS1123_LABEL_MAX or not _DNS1035_LABEL.fullmatch(version):
+            results.append(Result(f"invalid apiVersion {objectmeta.show(api_version)}: not GROUP/VERSION (a DNS subdomain and a DNS-1035 label)",
+                                  field="apiVersion", code=Code.API_SERVER))
+    return results
 
 
 def _string_map(value: Any, field: str) -> tuple[dict[str, str] | None, list[Result]]:

@@ -23,8 +23,8 @@ from __future__ import annotations
 from typing import Any
 
 from renderer import consts
-from renderer.gocompat import dynamo_types
-from renderer.gocompat.gounmarshal import nesting_depth_exceeds, parse, unmarshal_error
+from renderer.gocompat import dynamo_types, k8s_types
+from renderer.gocompat.gounmarshal import is_number, nesting_depth_exceeds, parse, unmarshal_error
 from renderer.results import Code, RenderError
 
 _MODULE = "github.com/ai-dynamo/dynamo/deploy/operator/api"
@@ -63,9 +63,33 @@ def _parsed(raw: str, key: str) -> Any:
             f"annotation JSON nesting is too deep (more than {consts.MAX_DEPTH} levels)", _field(key), code=Code.INPUT
         )
     try:
-        return parse(raw)
+        document = parse(raw)
     except ValueError as err:
         raise RenderError(f"{err} ({_IGNORED})", _field(key), code=Code.CONVERSION) from None
+    where = _long_number(document, "")
+    if where is not None:
+        raise RenderError(
+            f"the number at {where[0] or 'the top'} has {where[1]} digits, more than dynamo-render reads "
+            f"({consts.MAX_NUMBER_DIGITS})", _field(key), code=Code.INPUT,
+        )
+    return document
+
+
+def _long_number(value: Any, path: str) -> tuple[str, int] | None:
+    """The path and length of the first number written with more digits than Python converts, or None."""
+    if isinstance(value, dict):
+        for name, item in value.items():
+            found = _long_number(item, f"{path}.{name}" if path else str(name))
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _long_number(item, f"{path}[{i}]")
+            if found is not None:
+                return found
+    elif is_number(value) and len(value) > consts.MAX_NUMBER_DIGITS:
+        return path, len(value.lstrip("-"))
+    return None
 
 
 def check_spec_annotation(raw: str, key: str, version: str) -> None:
@@ -96,6 +120,78 @@ def check_spec_annotation(raw: str, key: str, version: str) -> None:
     if problem:
         problem = problem.replace("map[string]RawMessage", "map[string]json.RawMessage")
         raise RenderError(f"{problem} ({_IGNORED})", _field(key), code=Code.CONVERSION)
+    for shape, value, _, stack in fields:
+        where = _null_element(shape, value, ".".join(stack))
+        if where is not None:
+            raise RenderError(
+                f"null at {where}: Go decodes a null map value or list item as its zero value (an empty label "
+                "value, an env entry without a name), which dynamo-render does not restore: remove it or write the value",
+                _field(key), code=Code.CONVERSION,
+            )
+
+
+def _null_element(shape: tuple[Any, ...], value: Any, path: str) -> str | None:
+    """The path of the first map value or list item that is null, walking ``value`` by its Go shape (None: none).
+
+    A null struct field is absent (Go leaves the field as it is); a null map value or list item
+    becomes the element type's zero value in Go, which the conversion then writes, unless that
+    zero value is nil (a map of pointers, as ``services`` is).
+    """
+    kind = shape[0]
+    if kind == "ptr":
+        return _null_element(shape[1], value, path)
+    if kind == "slice" and isinstance(value, list):
+        for i, item in enumerate(value):
+            where = (f"{path}[{i}]" if _zero_is_a_value(shape[1]) else None) if item is None else _null_element(shape[1], item, f"{path}[{i}]")
+            if where is not None:
+                return where
+    elif kind == "map" and isinstance(value, dict):
+        for name, item in value.items():
+            where = (f"{path}.{name}" if _zero_is_a_value(shape[2]) else None) if item is None else _null_element(shape[2], item, f"{path}.{name}")
+            if where is not None:
+                return where
+    elif kind in ("struct", "k8s", "ExtraPodSpec") and isinstance(value, dict):
+        rows = _struct_rows(shape)
+        for name, item in value.items():
+            row = rows.get(name) or rows.get(str(name).lower())
+            if row is not None and item is not None:
+                where = _null_element(row, item, f"{path}.{name}" if path else str(name))
+                if where is not None:
+                    return where
+    return None
+
+
+# Element types whose zero value is nil (a pointer, slice, map or raw JSON): null is just that.
+_NILABLE = frozenset({"ptr", "slice", "map", "RawMessage", "RawJSON", "unsupported"})
+
+
+def _zero_is_a_value(shape: tuple[Any, ...]) -> bool:
+    """Whether Go's zero value of the element type is a value the conversion writes ("" or {}), not nil."""
+    return shape[0] not in _NILABLE
+
+
+def _struct_rows(shape: tuple[Any, ...]) -> dict[str, tuple[Any, ...]]:
+    """A struct's fields by JSON name (and lower-cased, as Go matches keys), each with its shape."""
+    if shape[0] == "ExtraPodSpec":
+        rows = {row[0]: _bound("k8s", row[2]) for row in k8s_types.STRUCTS["PodSpec"]}
+        rows["mainContainer"] = ("ptr", ("k8s", "Container"))
+    elif shape[0] == "k8s":
+        rows = {row[0]: _bound("k8s", row[2]) for row in k8s_types.STRUCTS[shape[1]]}
+    else:
+        rows = {row[0]: _bound(shape[1], row[2]) for row in _TABLES[shape[1]][shape[2]]}
+    return {**{k.lower(): v for k, v in rows.items()}, **rows}
+
+
+def _bound(version: str, shape: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A row's shape with its struct references bound to the table they come from (``version``, or "k8s")."""
+    kind = shape[0]
+    if kind == "struct":
+        return ("k8s", shape[1]) if version == "k8s" else ("struct", version, shape[1])
+    if kind in ("ptr", "slice"):
+        return (kind, _bound(version, shape[1]))
+    if kind == "map":
+        return ("map", shape[1], _bound(version, shape[2]))
+    return shape
 
 
 def check_status_annotation(raw: str, key: str) -> None:

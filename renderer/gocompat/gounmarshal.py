@@ -54,6 +54,11 @@ class _Number(str):
     """A JSON number kept as its literal text (Go reports ``number <literal>``)."""
 
 
+def is_number(value: Any) -> bool:
+    """Whether ``value`` is a JSON number as ``parse`` gives it (its literal text)."""
+    return isinstance(value, _Number)
+
+
 class _Stop(Exception):
     """An error that ends decoding at once (an UnmarshalJSON error)."""
 

@@ -67,6 +67,15 @@ def pod_changes(before: dict[str, Any] | None, after: dict[str, Any] | None) -> 
     return lines
 
 
+def pod_facts(workload: dict[str, Any]) -> list[str]:
+    """What the pods of a new workload run, in the words a rolled one's changes use (each fact as added)."""
+    lines: list[str] = []
+    for role, template in pod_templates(workload).items():
+        prefix = f"{role}: " if role else ""
+        lines += [prefix + line for line in template_changes({}, template)]
+    return lines
+
+
 def template_changes(before: Any, after: Any) -> list[str]:
     """The differences between two pod templates (metadata and spec)."""
     before, after = _dict(before), _dict(after)

@@ -193,24 +193,13 @@ def test_grove_switch_by_the_dgd_annotation(tmp_path: Path) -> None:
 
 
 def _action_step(repo: Path, base: str, tmp_path: Path, options: str, **inputs: str) -> tuple[subprocess.CompletedProcess[str], str]:
-    """The action's composite shell step, its inputs as the runner passes them, this venv as the install."""
-    action = yaml.safe_load((ROOT / "action.yml").read_text())
-    step = action["runs"]["steps"][-1]
-    runner_temp = tmp_path / "runner"
-    (runner_temp / "dynamo-render" / "bin").mkdir(parents=True, exist_ok=True)
-    python = runner_temp / "dynamo-render" / "bin" / "python"
-    if not python.exists():
-        python.symlink_to(sys.executable)
+    """The action's steps as the runner runs them (tests/e2e/test_pr_report.py), its inputs as given, no comment posted."""
+    from tests.e2e.test_pr_report import _run_action
+
     summary = tmp_path / "summary.md"
     summary.unlink(missing_ok=True)
-    defaults = {name: str(spec.get("default", "")) for name, spec in action["inputs"].items()}
-    values = {**defaults, "base": base, "paths": "apps/chat\n", "diff-options": options, "comment": "false", **inputs}
-    env = {**os.environ, "RUNNER_TEMP": str(runner_temp), "GITHUB_STEP_SUMMARY": str(summary), "PYTHONPATH": str(ROOT)}
-    for name, expression in step["env"].items():
-        found = re.fullmatch(r"\$\{\{ inputs\.([a-z-]+) \}\}", expression)
-        assert found, expression
-        env[name] = values[found.group(1)]
-    done = subprocess.run(["bash", "-c", step["run"]], cwd=repo, env=env, capture_output=True, text=True, check=False)
+    values = {"base": base, "paths": "apps/chat\n", "diff-options": options, "comment": "false", **inputs}
+    done = _run_action(repo, tmp_path / "runner", values, {"GITHUB_STEP_SUMMARY": str(summary)})
     return done, summary.read_text() if summary.exists() else ""
 
 
