@@ -170,8 +170,12 @@ def claim_objects(
 
     documents, problems = loaded if loaded is not None else (budget or ObjectBudget()).load(source)
     results = list(problems)
+    # A file with no Kubernetes object at all (a workflow, a Helm values file, the pre-commit
+    # configuration) is not a manifest, as the app reader reads folders (plugin.app_reader
+    # drop_non_manifests): nothing in it is checked as an object.
+    manifest = any(isinstance(d.obj, dict) and d.obj.get("apiVersion") and d.obj.get("kind") for d in documents or [])
     for doc in documents or []:
-        refused = passthrough_problems(Item(doc.obj, doc.file, doc.index))
+        refused = passthrough_problems(Item(doc.obj, doc.file, doc.index)) if manifest else []
         if refused:
             results += refused
             continue
