@@ -13,7 +13,7 @@ from renderer.records import replace
 from typing import Any
 
 from renderer import consts
-from renderer.admission import dcd_crd
+from renderer.admission import dcd_crd, objectmeta
 from renderer.admission.parse import admit_pod_template, parse_dcd
 from renderer.cluster.state import ClusterState
 from renderer.config import RenderConfig
@@ -24,7 +24,7 @@ from renderer.graph.gohash import WorkerTemplate, resolve_runtime_version_for_ha
 from renderer.objects import companions
 from renderer.objects.component import render_component
 from renderer.pod.labels import is_k8s_discovery_enabled, kube_annotations, kube_labels
-from renderer.results import Code, RenderError, Result, Severity
+from renderer.results import Code, RenderError, Result, Severity, go_quote as show
 
 
 def compute_worker_hash(dgd: DGD, config: RenderConfig, admitted: AdmittedTemplates | None = None) -> str:
@@ -61,7 +61,7 @@ def worker_templates(dgd: DGD, config: RenderConfig, admitted: AdmittedTemplates
             known_alpha=_known_alpha(dgd, obj), admitted_pod_template=_admitted_as_component(component, obj),
         )
         if dcd is None:
-            raise _refused(obj, results, component)
+            raise _refused(obj, results, component, dgd.name)
         raw_template = (obj.get("spec") or {}).get("podTemplate")
         if admitted is not None and not results and isinstance(raw_template, dict) and dcd.pod_template is not None:
             admitted[component.name] = (raw_template, dcd.pod_template)
@@ -172,7 +172,7 @@ def _json_text(value: dict[str, Any]) -> str | None:
         return None
 
 
-def _refused(obj: dict[str, Any], results: list[Result], component: Component) -> RenderError:
+def _refused(obj: dict[str, Any], results: list[Result], component: Component, dgd_name: str) -> RenderError:
     """A generated DCD the API server would refuse on create (the v1beta1 DCD CRD: schema and CEL).
 
     A converted v1alpha1 component can carry what v1alpha1 allows and v1beta1 refuses (a
@@ -180,9 +180,30 @@ def _refused(obj: dict[str, Any], results: list[Result], component: Component) -
     """
     errors = [r for r in results if r.is_error]
     detail = "; ".join(f"{r.field}: {r.message}" for r in errors) if errors else "invalid"
-    name = (obj.get("metadata") or {}).get("name", "")
+    meta = obj.get("metadata") or {}
+    name = meta.get("name", "")
     return RenderError(
-        f"the API server would refuse the generated DynamoComponentDeployment {name}: {detail}", component.path, code=Code.API_SERVER
+        f"the API server would refuse the generated DynamoComponentDeployment {name}: {detail}", component.path, code=Code.API_SERVER,
+        hint=next((hint for r in errors if (hint := _too_long_hint(r, meta, dgd_name))), ""),
+    )
+
+
+def _too_long_hint(result: Result, meta: dict[str, Any], dgd_name: str) -> str:
+    """For a Dynamo namespace label built from the namespace and the graph's name that is too long: the longest name that fits.
+
+    The operator labels every pod ``nvidia.com/dynamo-namespace: <namespace>-<graph>``, and a
+    label value holds at most 63 characters, so in a long namespace a graph name that is valid
+    on its own cannot be created.
+    """
+    labels = meta.get("labels") or {}
+    value = labels.get(consts.LABEL_NAMESPACE) if isinstance(labels, dict) else None
+    namespace = str(meta.get("namespace") or "")
+    if result.field != f"metadata.labels[{consts.LABEL_NAMESPACE}]" or not isinstance(value, str) or value != f"{namespace}-{dgd_name}":
+        return ""
+    longest = objectmeta.LABEL_VALUE_MAX - len(namespace) - 1
+    return (
+        f"the label is <namespace>-<graph name>, at most {objectmeta.LABEL_VALUE_MAX} characters: in namespace {show(namespace)} a "
+        f"DynamoGraphDeployment name may have at most {longest} characters (this one has {len(dgd_name)})"
     )
 
 
@@ -238,10 +259,10 @@ def render_graph(
             ),
         )
         if dcd is None:
-            raise _refused(obj, results, component)
+            raise _refused(obj, results, component, dgd.name)
         refusals = dcd_crd.refusals(obj["spec"])
         if refusals:
-            raise _refused(obj, refusals, component)
+            raise _refused(obj, refusals, component, dgd.name)
         if config.emit == "dcd":
             objects.append(dcd_as_written(obj))
             continue

@@ -220,3 +220,21 @@ def test_a_missing_main_image_names_the_backends_runtime_image(tmp_path: Path) -
     [line] = _errors(tmp_path, doc)
     assert "containers[0].image: Required value: is required; " in line
     assert line.endswith('fix: give the main container the Dynamo runtime image it runs, such as "nvcr.io/nvidia/ai-dynamo/sglang-runtime:1.4.0" [webhook]')
+
+
+def _long(name: str) -> dict[str, Any]:
+    doc: dict[str, Any] = dgd(PLACEHOLDER.replace("my-tag", "1.4.0"))
+    doc["metadata"] = {"name": name, "namespace": "llm-production-inference"}
+    return doc
+
+
+def test_a_graph_name_too_long_for_its_namespace_gives_the_longest_that_fits_and_that_one_renders(tmp_path: Path) -> None:
+    # nvidia.com/dynamo-namespace is <namespace>-<graph>, a label value of at most 63 characters:
+    # in a 24-character namespace a graph name may have 63 - 24 - 1 = 38.
+    [line] = _errors(tmp_path, _long("a" * 39))
+    assert "metadata.labels[nvidia.com/dynamo-namespace]" in line and "must be no more than 63 characters" in line
+    assert line.endswith(
+        'fix: the label is <namespace>-<graph name>, at most 63 characters: in namespace "llm-production-inference" a '
+        "DynamoGraphDeployment name may have at most 38 characters (this one has 39) [api-server]"
+    ), line
+    assert _errors(tmp_path, _long("a" * 38)) == []
