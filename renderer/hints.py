@@ -7,6 +7,8 @@ attached where the rule fires (``Result.hint``) and printed after the message as
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from renderer.results import go_quote as show
 
 
@@ -103,7 +105,20 @@ def dns_name(value: str, limit: int, subdomain: bool) -> str:
     return f"use {characters}, starting and ending with a letter or digit, such as {show(guess)}"
 
 
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """For an unknown field: the known field it most likely meant, when one is close (else empty)."""
+    import difflib
+
+    names = sorted(str(k) for k in known)
+    if not names:
+        return ""
+    folded = {n.lower(): n for n in names}
+    close = [folded[name.lower()]] if name.lower() in folded and folded[name.lower()] != name else []
+    close = close or difflib.get_close_matches(name, names, n=1, cutoff=0.75)
+    return f"did you mean {show(close[0])}?" if close else ""
+
+
 __all__ = [
-    "checkpoints_disabled", "dns_name", "grove_pathway", "main_image", "placeholder", "quantity", "runtime_version",
+    "checkpoints_disabled", "did_you_mean", "dns_name", "grove_pathway", "main_image", "placeholder", "quantity", "runtime_version",
     "whole_number",
 ]

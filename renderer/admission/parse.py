@@ -285,9 +285,39 @@ def validate_model(
         return model.model_validate(data, context={"converted": converted})
     except ValidationError as err:
         for error in err.errors(include_url=False):
-            code = Code.UNKNOWN_FIELD if error["type"] == "extra_forbidden" else Code.SCHEMA
-            results.append(Result(validation_message(error), field=field_path(prefix, tuple(error["loc"])), code=code))
+            unknown = error["type"] == "extra_forbidden"
+            code = Code.UNKNOWN_FIELD if unknown else Code.SCHEMA
+            hint = hints.did_you_mean(str(error["loc"][-1]), _fields_at(model, tuple(error["loc"][:-1]))) if unknown else ""
+            results.append(Result(validation_message(error), field=field_path(prefix, tuple(error["loc"])), code=code, hint=hint))
         return None
+
+
+def _fields_at(model: type[Any], loc: tuple[Any, ...]) -> list[str]:
+    """The JSON names of the fields a model accepts at ``loc`` (list indexes and map keys skipped), for a "did you mean"."""
+    import typing
+
+    from renderer.model import BaseModel, _annotation
+
+    current: Any = model
+    for step in loc:
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return []
+        if isinstance(step, int):
+            continue
+        found = next((n for n, f in current.model_fields.items() if step in (n, f.alias)), None)
+        if found is None:
+            # a map key (a component or service name): the map's value type is already current's
+            continue
+        current = _annotation(current, found)
+        # Optional[X], list[X], dict[str, X]: the model inside
+        for _ in range(4):
+            args = [a for a in typing.get_args(current) if a is not type(None)]
+            if not args or (isinstance(current, type) and issubclass(current, BaseModel)):
+                break
+            current = args[-1]
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return [f.alias or n for n, f in current.model_fields.items()]
+    return []
 
 
 def validation_message(error: Any) -> str:

@@ -234,12 +234,15 @@ class Codec:
             key = raw_key if type(raw_key) is str else key_text(raw_key)
             if key is None or key not in index:
                 shown = key if key is not None else repr(raw_key)
+                from renderer import hints  # the error path only
+
                 results.append(
                     Result(
                         message=f'unknown field "{shown}"',
                         severity=Severity.WARNING,
                         code=Code.UNKNOWN_FIELD,
                         field=join(path, shown),
+                        hint=hints.did_you_mean(str(shown), index),
                     )
                 )
                 continue

@@ -191,7 +191,7 @@ def test_validate_reports_bad_documents_with_their_lines(validate_repo: Path, pr
     assert f"deploy/bad.yaml:{replicas}: [error] DynamoComponentDeployment/negative spec.replicas: must be >= 0 (got -1) [schema]" in lines
     assert (
         f'deploy/bad.yaml:{typo}: [error] DynamoComponentDeployment/typo '
-        f'spec.podTemplate.spec.containers[0].imagePullPolice: unknown field "imagePullPolice": the API server would prune this field and the operator would ignore it [unknown-field]'
+        f'spec.podTemplate.spec.containers[0].imagePullPolice: unknown field "imagePullPolice": the API server would prune this field and the operator would ignore it; fix: did you mean "imagePullPolicy"? [unknown-field]'
     ) in lines
     assert not any(line.startswith("deploy/good.yaml") for line in lines), done.stdout
 

@@ -238,3 +238,61 @@ def test_a_graph_name_too_long_for_its_namespace_gives_the_longest_that_fits_and
         "DynamoGraphDeployment name may have at most 38 characters (this one has 39) [api-server]"
     ), line
     assert _errors(tmp_path, _long("a" * 38)) == []
+
+
+TYPO = """\
+apiVersion: nvidia.com/v1beta1
+kind: DynamoGraphDeployment
+metadata:
+  name: chat
+spec:
+  backendFramework: vllm
+  components:
+  - name: decode
+    type: worker
+    podTemplate:
+      spec:
+        containers:
+        - name: main
+          image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.4.0
+          resource:
+            limits:
+              nvidia.com/gpu: "1"
+"""
+
+
+def _render_text(tmp_path: Path, text: str) -> list[str]:
+    path = tmp_path / "app.yaml"
+    path.write_text(text)
+    out, err = io.StringIO(), io.StringIO()
+    render_cmd.run([str(path)], {}, out, err)
+    return [line for line in err.getvalue().splitlines() if "[error]" in line]
+
+
+def test_a_misspelled_dynamo_field_names_the_field_it_meant(tmp_path: Path) -> None:
+    [line] = _render_text(tmp_path, TYPO.replace("    type: worker\n", "    type: worker\n    replica: 2\n"))
+    assert 'spec.components[0].replica: unknown field "replica"' in line
+    assert line.endswith('fix: did you mean "replicas"? [unknown-field]'), line
+
+
+def test_a_misspelled_pod_template_field_names_the_kubernetes_field(tmp_path: Path) -> None:
+    [line] = _render_text(tmp_path, TYPO)
+    assert 'containers[0].resource: unknown field "resource"' in line
+    assert line.endswith('fix: did you mean "resources"? [unknown-field]'), line
+    assert _render_text(tmp_path, TYPO.replace("          resource:", "          resources:")) == []
+
+
+def test_a_misspelled_v1alpha1_field_names_the_field_it_meant(tmp_path: Path) -> None:
+    text = (
+        "apiVersion: nvidia.com/v1alpha1\nkind: DynamoComponentDeployment\nmetadata:\n  name: decode\nspec:\n"
+        "  componentType: worker\n  replica: 1\n  extraPodSpec:\n    mainContainer:\n"
+        "      image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.4.0\n"
+    )
+    [line] = _render_text(tmp_path, text)
+    assert line.endswith('spec.replica: unknown field "replica": the API server would prune this field and the operator '
+                         'would ignore it; fix: did you mean "replicas"? [unknown-field]'), line
+
+
+def test_an_unknown_field_with_nothing_close_gets_no_guess(tmp_path: Path) -> None:
+    [line] = _render_text(tmp_path, TYPO.replace("          resource:", "          zzzqqq:"))
+    assert "did you mean" not in line and line.endswith("[unknown-field]")

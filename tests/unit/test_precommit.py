@@ -338,7 +338,7 @@ def test_graph_components_are_checked_and_located(tmp_path: Path) -> None:
             f"{path}:{_line(DGD, 'replicas: -2')}: [error] DynamoGraphDeployment/negative spec.components[1].replicas: must be >= 0 (got -2) [schema]",
             (
                 f"{path}:{_line(DGD, 'imagePullPolice')}: [error] DynamoGraphDeployment/graph "
-                'spec.components[0].podTemplate.spec.containers[0].imagePullPolice: unknown field "imagePullPolice": the API server would prune this field and the operator would ignore it [unknown-field]'
+                'spec.components[0].podTemplate.spec.containers[0].imagePullPolice: unknown field "imagePullPolice": the API server would prune this field and the operator would ignore it; fix: did you mean "imagePullPolicy"? [unknown-field]'
             ),
         ]
     )

@@ -261,7 +261,12 @@ class _Walker:
             elif preserve or extra is True:
                 out[key] = copy.deepcopy(item)
             elif owned or self.strict:
-                self.error(unknown_field_message(str(key)), f"{path}.{key}", code=Code.UNKNOWN_FIELD)
+                from renderer import hints  # the error path only
+
+                self.results.append(Result(
+                    unknown_field_message(str(key)), field=f"{path}.{key}", code=Code.UNKNOWN_FIELD,
+                    hint=hints.did_you_mean(str(key), properties),
+                ))
         # Structural defaults fill absent fields; the default itself is then validated.
         for key, child in properties.items():
             if key not in out and "default" in self.nodes[child]:
