@@ -31,7 +31,7 @@ from typing import Any
 from plugin.files import read_text
 from plugin.app_reader import kustomize_build, kustomize_command
 from plugin.files import KUSTOMIZATION_FILES
-from plugin.frontends.convert_check import rendering
+from plugin.frontends.convert_check import CHECKS, Check, rendering
 from plugin.yamlio.codec import load_documents
 from renderer.records import dataclass
 from renderer.results import Code, Result, Severity
@@ -262,9 +262,12 @@ def _built(tree_root: str, kustomization: str, env: Mapping[str, str]) -> tuple[
 
 
 def check_builds(
-    kustomizations: Sequence[Kustomization], rewrites: Mapping[str, bytes], env: Mapping[str, str]
+    kustomizations: Sequence[Kustomization], rewrites: Mapping[str, bytes], env: Mapping[str, str],
+    checks: Sequence[Check] | None = None,
 ) -> list[Result]:
     """Errors for each Kustomization whose build renders differently once ``rewrites`` are applied.
+
+    ``checks`` are the configurations both builds are rendered under (None: ``CHECKS``).
 
     ``rewrites`` maps real file paths to their new bytes. The converted tree is built in a
     scratch copy of every folder the kustomizations read; the files on disk are not touched.
@@ -312,11 +315,11 @@ def check_builds(
             if after is None:
                 results.append(Result(f"no longer builds once converted: {why}; nothing was written", file=k.path, code=Code.CONVERSION))
                 continue
-            was = rendering(before)
+            was = rendering(before, checks or CHECKS)
             if was is None:
                 results.append(Result("does not render before the conversion, so it is not checked",
                                       severity=Severity.WARNING, file=k.path, code=Code.NOTE))
-            elif rendering(after) != was:
+            elif rendering(after, checks or CHECKS) != was:
                 results.append(Result("builds, but renders differently once converted; nothing was written",
                                       file=k.path, code=Code.CONVERSION))
     return results
