@@ -17,6 +17,13 @@
 # Use:    docker run --rm -i dynamo-render:0.1.0 < resource-list.yaml
 #         docker run --rm -v "$PWD:/work" -w /work --entrypoint dynamo-render dynamo-render:0.1.0 render deploy/
 
+# The base images, pinned by tag. To pin them by digest too (a tag can be moved; a digest
+# cannot), append the digest of each tag's multi-platform index, keeping the tag for readers:
+#   ARG PYTHON_IMAGE=python:3.12.11-slim-bookworm@sha256:<digest>
+# The digest is the one the registry gives for the tag (docs/argocd.md, "Pinning the base
+# images"): `docker buildx imagetools inspect python:3.12.11-slim-bookworm` prints it as
+# "Digest:". Move the tag and the digest together, and rebuild. Or pin one build only:
+#   docker build --build-arg PYTHON_IMAGE=python:3.12.11-slim-bookworm@sha256:<digest> .
 ARG PYTHON_IMAGE=python:3.12.11-slim-bookworm
 ARG GO_IMAGE=golang:1.24.11-bookworm
 # The kustomize Argo CD v3.5.1 bundles (its hack/tool-versions.sh, kustomize5_version), so that an

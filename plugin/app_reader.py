@@ -245,7 +245,8 @@ def _named_by_origin(documents: list[Document], base: str, display: str, show: S
             file = show(real)
             index = _index_in(real, obj, sources, texts, file)
         elif isinstance(origin, dict) and isinstance(origin.get("configuredIn"), str) and "repo" not in origin:
-            # a generated object: named by the kustomization that configured it
+            # a generated object: named by the kustomization that configured it (placed at the
+            # generator entry that made it: plugin.yamlio.lines GENERATOR_LISTS)
             file = show(os.path.normpath(os.path.join(base, origin["configuredIn"])))
             index = 0
         named.append(Document(obj, file, index))

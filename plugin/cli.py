@@ -110,15 +110,22 @@ def render(**values: Any) -> None:
 @click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
 @click.option("--in-place", is_flag=True, help="Rewrite the files; documents that need no conversion keep their exact text.")
 @click.option("--as-stored", is_flag=True, help="Write each object exactly as the API server stores it (status and preservation annotations in full), as kubectl get -o yaml shows it.")
-def convert(paths: tuple[str, ...], output: str, in_place: bool, as_stored: bool) -> None:
-    """Write v1alpha1 Dynamo objects in PATHS as the v1beta1 objects the operator stores (others unchanged)."""
+@table_options("operator-config-path", "config")
+def convert(paths: tuple[str, ...], output: str, in_place: bool, as_stored: bool, **settings: Any) -> None:
+    """Write v1alpha1 Dynamo objects in PATHS as the v1beta1 objects the operator stores (others unchanged).
+
+    What the default output leaves out is checked by rendering both forms under the Helm
+    defaults and the configurations that read preserved fields, and also under --operator-config
+    and --config when given (the settings the cluster's operator runs with).
+    """
     if in_place and "-" in paths:
         raise click.UsageError("--in-place cannot rewrite stdin")
     if in_place and output != "yaml":
         raise click.UsageError("--in-place keeps each file's own format; -o applies to stdout only")
     from plugin.frontends.convert import main_stdio
 
-    _exit(lambda: main_stdio(paths=paths, output=output, in_place=in_place, as_stored=as_stored))
+    given = given_values(settings)
+    _exit(lambda: main_stdio(paths=paths, output=output, in_place=in_place, as_stored=as_stored, options=given))
 
 
 @cli.command()

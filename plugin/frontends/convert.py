@@ -23,12 +23,16 @@ import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from renderer.records import dataclass
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from plugin.files import HELM_CHART_FILE, Source, decode, is_within, read_bytes, read_sources, walk_manifests
 from plugin.yamlio.codec import Loader, json_line, load_documents
 from plugin.yamlio.fast import Emitter
 from renderer.results import Code, RenderError, ResourceRef, Result, Severity
+
+if TYPE_CHECKING:
+    from plugin.frontends.convert_check import Check
+    from plugin.options import OptionValues
 
 ALPHA = "nvidia.com/v1alpha1"
 # the kinds the operator converts between v1alpha1 and v1beta1
@@ -65,18 +69,20 @@ def needs_conversion(obj: Any) -> bool:
 
 
 def convert_object(
-    obj: Any, file: str, index: int, results: list[Result], context: Sequence[Any] = (), as_stored: bool = False
+    obj: Any, file: str, index: int, results: list[Result], context: Sequence[Any] = (), as_stored: bool = False,
+    checks: Sequence[Check] | None = None,
 ) -> Any:
     """``obj`` in v1beta1 when it needs conversion (problems appended to ``results``), else ``obj``.
 
     Unless ``as_stored``, what the API server would store but the render does not need is
     left out (``convert_minimal``; ``context`` is the rest of the file), with one info note
-    saying what is kept and why.
+    saying what is kept and why; ``checks`` are the configurations that decide it (None: the
+    fixed ones, ``convert_check.CHECKS``).
     """
     if not needs_conversion(obj):
         return obj
     if obj.get("kind") == "List":
-        return {**obj, "items": [convert_object(item, file, index, results, context, as_stored) for item in obj["items"]]}
+        return {**obj, "items": [convert_object(item, file, index, results, context, as_stored, checks) for item in obj["items"]]}
     ref = ResourceRef.of(obj)
     fn = _converter(obj["kind"])
     try:
@@ -86,11 +92,13 @@ def convert_object(
         return obj
     if as_stored:
         return stored
+    from plugin.frontends.convert_check import CHECKS
     from plugin.frontends.convert_minimal import UNCHECKED, minimise
 
-    converted, kept = minimise(obj, stored, context)
+    checks = CHECKS if checks is None else checks
+    converted, kept = minimise(obj, stored, context, checks)
     if kept == [UNCHECKED]:
-        results.append(_unchecked(obj, stored, context, ref, file, index))
+        results.append(_unchecked(obj, stored, context, ref, file, index, checks))
         return obj
     if kept:
         results.append(Result("; ".join(kept), severity=Severity.INFO, resource=ref, file=file, index=index,
@@ -98,7 +106,10 @@ def convert_object(
     return converted
 
 
-def _unchecked(obj: dict[str, Any], stored: dict[str, Any], context: Sequence[Any], ref: ResourceRef, file: str, index: int) -> Result:
+def _unchecked(
+    obj: dict[str, Any], stored: dict[str, Any], context: Sequence[Any], ref: ResourceRef, file: str, index: int,
+    checks: Sequence[Check],
+) -> Result:
     """The refusal of an object whose conversion keeps a preservation annotation no render can check.
 
     The default output promises that rendering it gives what rendering the input gives; an input
@@ -110,7 +121,7 @@ def _unchecked(obj: dict[str, Any], stored: dict[str, Any], context: Sequence[An
 
     annotations = (stored.get("metadata") or {}).get("annotations") or {}
     keys = [key for key in PRESERVATION_KEYS if key in annotations]
-    problems = render_problems([*context, obj])
+    problems = render_problems([*context, obj], checks)
     first = problems[0] if problems else None
     reason = ""
     if first is not None:
@@ -144,7 +155,10 @@ def _context(objects: Sequence[Any], index: int) -> list[Any]:
     return [obj for i, obj in enumerate(objects) if i != index and not needs_conversion(obj)]
 
 
-def run_stream(paths: Sequence[str], output: str, stdout: TextIO, stderr: TextIO, as_stored: bool = False) -> int:
+def run_stream(
+    paths: Sequence[str], output: str, stdout: TextIO, stderr: TextIO, as_stored: bool = False,
+    checks: Sequence[Check] | None = None,
+) -> int:
     """Convert every document of ``paths`` and write one stream; returns the exit code."""
     charts: list[str] = []
     sources, results = read_sources(paths, charts=charts)
@@ -159,7 +173,8 @@ def run_stream(paths: Sequence[str], output: str, stdout: TextIO, stderr: TextIO
             if os.path.realpath(source.name) in patches and needs_conversion(doc.obj):
                 results.append(_patch_refused(patches[os.path.realpath(source.name)], doc.file, doc.index))
                 continue
-            objects.append(convert_object(doc.obj, doc.file, doc.index, results, _context(values, doc.index), as_stored))
+            objects.append(convert_object(doc.obj, doc.file, doc.index, results, _context(values, doc.index), as_stored,
+                                          checks))
     texts = {source.name: source.text for source in sources}
     if any(r.is_error for r in results):
         report(results, stderr, texts)
@@ -243,7 +258,9 @@ def _line_ending(text: str) -> str:
     return "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
 
 
-def _rewrite_yaml(source: Source, results: list[Result], as_stored: bool) -> tuple[str, list[Any]] | None:
+def _rewrite_yaml(
+    source: Source, results: list[Result], as_stored: bool, checks: Sequence[Check] | None = None
+) -> tuple[str, list[Any]] | None:
     """The file's new text and the objects it must parse back to, or None when nothing in it needs conversion.
 
     A converted document replaces the old one's root node; one that began on its ``---`` line
@@ -262,7 +279,7 @@ def _rewrite_yaml(source: Source, results: list[Result], as_stored: bool) -> tup
     cursor = 0
     for span in targets:
         position = spans.index(span)
-        converted = convert_object(span.obj, source.name, span.index, results, _context(values, position), as_stored)
+        converted = convert_object(span.obj, source.name, span.index, results, _context(values, position), as_stored, checks)
         expected[position] = converted
         body = _document_text(source.text[span.start : span.end], converted, emitter, as_stored)
         before = source.text[cursor : span.start]
@@ -297,14 +314,16 @@ def _document_text(original: str, converted: Any, emitter: Emitter, as_stored: b
     return body[4:] if body.startswith("---\n") else body
 
 
-def _rewrite_json(source: Source, results: list[Result], as_stored: bool) -> tuple[str, list[Any]] | None:
+def _rewrite_json(
+    source: Source, results: list[Result], as_stored: bool, checks: Sequence[Check] | None = None
+) -> tuple[str, list[Any]] | None:
     """A JSON file rewritten (two-space indentation) when any of its values needs conversion."""
     docs, problems = load_documents(source.text, source.name)
     results.extend(problems)
     if problems or not any(needs_conversion(doc.obj) for doc in docs):
         return None
     values = [doc.obj for doc in docs]
-    converted = [convert_object(doc.obj, doc.file, doc.index, results, _context(values, i), as_stored)
+    converted = [convert_object(doc.obj, doc.file, doc.index, results, _context(values, i), as_stored, checks)
                  for i, doc in enumerate(docs)]
     eol = _line_ending(source.text)
     return "".join(json.dumps(obj, indent=2, ensure_ascii=False).replace("\n", eol) + eol for obj in converted), converted
@@ -443,7 +462,10 @@ def _parses_back(file: _File, data: bytes, expected: list[Any]) -> Result | None
     return None
 
 
-def run_in_place(paths: Sequence[str], stderr: TextIO, as_stored: bool = False, env: dict[str, str] | None = None) -> int:
+def run_in_place(
+    paths: Sequence[str], stderr: TextIO, as_stored: bool = False, env: dict[str, str] | None = None,
+    checks: Sequence[Check] | None = None,
+) -> int:
     """Rewrite the files that hold v1alpha1 objects; nothing is written when any file has an error."""
     from plugin.frontends.convert_kustomize import check_builds, find_kustomizations, refusals
 
@@ -460,7 +482,8 @@ def run_in_place(paths: Sequence[str], stderr: TextIO, as_stored: bool = False, 
         if os.path.realpath(file.name) in patches:
             continue  # a patch is never converted as a whole object (refused above when it is v1alpha1)
         is_json = file.name.endswith(".json") or file.text.lstrip()[:1] in ("{", "[")
-        rewritten = _rewrite_json(source, results, as_stored) if is_json else _rewrite_yaml(source, results, as_stored)
+        rewritten = (_rewrite_json(source, results, as_stored, checks) if is_json
+                     else _rewrite_yaml(source, results, as_stored, checks))
         if rewritten is None or rewritten[0] == file.text:
             continue
         if not file.real:
@@ -482,7 +505,8 @@ def run_in_place(paths: Sequence[str], stderr: TextIO, as_stored: bool = False, 
             continue
         rewrites.append((file, data))
     if not any(r.is_error for r in results) and kustomizations:
-        results.extend(check_builds(kustomizations, {f.real: d for f, d in rewrites}, env if env is not None else dict(os.environ)))
+        results.extend(check_builds(kustomizations, {f.real: d for f, d in rewrites}, env if env is not None else dict(os.environ),
+                                    checks))
     if not any(r.is_error for r in results):
         for file, _ in rewrites:
             if _stamp(os.stat(file.real)) != file.stamp:
@@ -505,7 +529,30 @@ def run_in_place(paths: Sequence[str], stderr: TextIO, as_stored: bool = False, 
     return 0
 
 
-def main_stdio(paths: Sequence[str], output: str, in_place: bool, as_stored: bool = False) -> int:
+def given_checks(options: OptionValues) -> tuple[tuple[Check, ...] | None, list[Result]]:
+    """The configurations the round-trip check renders under: ``CHECKS``, and the given settings when any are given.
+
+    ``options`` are the command line's settings by option name (``--operator-config``,
+    ``--config``), resolved as ``render`` resolves them; None (with the problems) when they do not
+    resolve.
+    """
+    from plugin.frontends.convert_check import CHECKS, with_given
+
+    if not options:
+        return CHECKS, []
+    from plugin.settings import resolve_settings
+
+    settings, problems = resolve_settings(options)
+    if settings is None:
+        return None, problems
+    return with_given(settings.config, settings.namespace, settings.cluster_layers), problems
+
+
+def main_stdio(paths: Sequence[str], output: str, in_place: bool, as_stored: bool = False, options: OptionValues | None = None) -> int:
+    checks, problems = given_checks(options or {})
+    if checks is None:
+        report(problems, sys.stderr)
+        return 1
     if in_place:
-        return run_in_place(paths, sys.stderr, as_stored)
-    return run_stream(paths, output, sys.stdout, sys.stderr, as_stored)
+        return run_in_place(paths, sys.stderr, as_stored, checks=checks)
+    return run_stream(paths, output, sys.stdout, sys.stderr, as_stored, checks)

@@ -5,7 +5,9 @@ DynamoGraphDeployment becomes a full v1beta1 object, its target (``version: v1al
 matching the converted base, and ``kustomize build`` still succeeds with the patch silently
 gone. So ``convert`` never converts a file a kustomization names as a patch, and it refuses
 (exit 1, nothing written) while a kustomization holds a patch or a target for a v1alpha1
-Dynamo kind, naming each one.
+Dynamo kind, naming each one: a target with ``version: v1alpha1``, a v1alpha1 object, or a
+patch that writes spec fields only the v1alpha1 shape has. A target with no version matches
+the converted object as well, so a patch of fields both shapes share is left to the build check.
 
 Why not migrate such patches: the v1beta1 ``components`` list replaces the v1alpha1
 ``services`` map. A strategic-merge patch of that list merges by ``name`` only where the
@@ -31,7 +33,7 @@ from typing import Any
 from plugin.files import read_text
 from plugin.app_reader import kustomize_build, kustomize_command
 from plugin.files import KUSTOMIZATION_FILES
-from plugin.frontends.convert_check import rendering
+from plugin.frontends.convert_check import CHECKS, Check, rendering
 from plugin.yamlio.codec import load_documents
 from renderer.records import dataclass
 from renderer.results import Code, Result, Severity
@@ -150,20 +152,77 @@ def _alpha_object(obj: Any) -> bool:
     return isinstance(obj, Mapping) and obj.get("apiVersion") == f"{ALPHA_GROUP}/{ALPHA_VERSION}" and obj.get("kind") in DYNAMO_KINDS
 
 
-def _why_v1alpha1(ref: PatchRef) -> str | None:
-    """Why a patch is written for a v1alpha1 Dynamo kind (None when it is not)."""
+def _alpha_only_fields(kind: str) -> tuple[str, ...]:
+    """The top-level spec fields of a v1alpha1 ``kind`` that its v1beta1 spec does not have.
+
+    Read from the generated API type tables (``renderer.gocompat.dynamo_types``): for a
+    DynamoGraphDeployment ``services``, ``pvcs`` and ``envs``; for a DynamoComponentDeployment
+    ``serviceName``, ``componentType``, ``extraPodSpec``, ``resources``, ``envs`` and the rest
+    that conversion moves into ``name``, ``type`` and ``podTemplate`` or the preservation annotation.
+    Mirrors: api/v1alpha1 and api/v1beta1 <kind>Spec
+    """
+    from renderer.gocompat.dynamo_types import V1ALPHA1, V1BETA1
+
+    beta = {row[0] for row in V1BETA1.get(f"{kind}Spec", ())}
+    return tuple(row[0] for row in V1ALPHA1.get(f"{kind}Spec", ()) if row[0] not in beta)
+
+
+def _alpha_fields_written(kind: str | None, doc: Any) -> list[str]:
+    """The v1alpha1-only spec fields a patch document writes: JSON 6902 op paths, or a strategic-merge spec's keys.
+
+    ``kind`` is the kind the patch applies to (its target's, else the document's own).
+    """
+    if isinstance(doc, Mapping) and doc.get("kind") in DYNAMO_KINDS:
+        kind = str(doc["kind"])
+    if kind not in DYNAMO_KINDS:
+        return []
+    fields = _alpha_only_fields(str(kind))
+    written: list[str] = []
+    if isinstance(doc, list):
+        for op in doc:
+            path = str(op.get("path", "")) if isinstance(op, Mapping) else ""
+            parts = path.split("/")
+            if len(parts) > 2 and parts[1] == "spec" and parts[2] in fields:
+                written.append(f"spec.{parts[2]}")
+    elif isinstance(doc, Mapping) and isinstance(doc.get("spec"), Mapping):
+        written.extend(f"spec.{key}" for key in doc["spec"] if key in fields)
+    return list(dict.fromkeys(written))
+
+
+def _why_v1alpha1(ref: PatchRef) -> tuple[str, str | None] | None:
+    """Why a patch is written for a v1alpha1 Dynamo kind, and that kind when known (None when it is not).
+
+    A target with ``version: v1alpha1`` stops matching once its object is converted. A target
+    with no version matches both versions, so such a patch is refused only when it writes the
+    v1alpha1 shape (a v1alpha1 object, or spec fields v1beta1 does not have); one that writes
+    only fields both shapes share (a JSON 6902 op on ``/spec/replicas``) applies to the converted
+    object as it did, and the build check below compares the render.
+    """
     target = ref.target or {}
     kind, version = target.get("kind"), target.get("version")
-    if kind in DYNAMO_KINDS and version in (None, "", ALPHA_VERSION) and target.get("group") in (None, "", ALPHA_GROUP):
-        said = f"version: {version}" if version else "no version (it matches v1alpha1 and v1beta1 alike)"
-        return f"targets {kind} with {said}"
+    ours = kind in DYNAMO_KINDS and target.get("group") in (None, "", ALPHA_GROUP)
+    if ours and version == ALPHA_VERSION:
+        return f"targets {kind} with version: {ALPHA_VERSION}", str(kind)
     for doc in ref.docs:
         if _alpha_object(doc):
-            return f"is a {ALPHA_GROUP}/{ALPHA_VERSION} {doc['kind']} patch"
-        ops = doc if isinstance(doc, list) else []
-        if any(isinstance(op, Mapping) and str(op.get("path", "")).startswith("/spec/services") for op in ops):
-            return "changes spec.services, the v1alpha1 shape"
+            return f"is a {ALPHA_GROUP}/{ALPHA_VERSION} {doc['kind']} patch", str(doc["kind"])
+        if kind is not None and not ours:
+            continue
+        written = _alpha_fields_written(str(kind) if kind else "DynamoGraphDeployment", doc)
+        if written:
+            applies_to = str(doc["kind"]) if isinstance(doc, Mapping) and doc.get("kind") in DYNAMO_KINDS else kind
+            return f"changes {', '.join(written)}, the v1alpha1 shape", str(applies_to or "DynamoGraphDeployment")
     return None
+
+
+# What conversion makes of the v1alpha1 shape, by kind, for the refusal's message.
+SHAPES = {
+    "DynamoGraphDeployment": "the v1alpha1 shape (spec.services), which conversion replaces with spec.components",
+    "DynamoComponentDeployment": (
+        "the v1alpha1 shape (spec.serviceName, spec.componentType, spec.extraPodSpec, spec.resources, spec.envs, ...), "
+        "which conversion replaces with spec.name, spec.type and spec.podTemplate"
+    ),
+}
 
 
 def _why_selector(kustomization: Kustomization) -> list[tuple[str, str]]:
@@ -187,13 +246,15 @@ def refusals(kustomizations: Sequence[Kustomization]) -> list[Result]:
     results: list[Result] = []
     for k in kustomizations:
         for ref in patches_of(k):
-            why = _why_v1alpha1(ref)
-            if why is None:
+            found = _why_v1alpha1(ref)
+            if found is None:
                 continue
+            why, kind = found
             named = f" ({os.path.relpath(ref.file, k.directory)})" if ref.file else " (inline)"
+            shape = SHAPES.get(kind or "", f"{ALPHA_VERSION}, which conversion replaces with v1beta1")
             results.append(Result(
-                f"patch{named} {why}: it is written for the v1alpha1 shape (spec.services), which conversion "
-                "replaces with spec.components; migrate it by hand (see the convert documentation), nothing was written",
+                f"patch{named} {why}: it is written for {shape}; migrate it by hand (see the convert documentation), "
+                "nothing was written",
                 file=k.path, field=ref.field, code=Code.CONVERSION,
             ))
         for field, why in _why_selector(k):
@@ -262,9 +323,12 @@ def _built(tree_root: str, kustomization: str, env: Mapping[str, str]) -> tuple[
 
 
 def check_builds(
-    kustomizations: Sequence[Kustomization], rewrites: Mapping[str, bytes], env: Mapping[str, str]
+    kustomizations: Sequence[Kustomization], rewrites: Mapping[str, bytes], env: Mapping[str, str],
+    checks: Sequence[Check] | None = None,
 ) -> list[Result]:
     """Errors for each Kustomization whose build renders differently once ``rewrites`` are applied.
+
+    ``checks`` are the configurations both builds are rendered under (None: ``CHECKS``).
 
     ``rewrites`` maps real file paths to their new bytes. The converted tree is built in a
     scratch copy of every folder the kustomizations read; the files on disk are not touched.
@@ -312,11 +376,11 @@ def check_builds(
             if after is None:
                 results.append(Result(f"no longer builds once converted: {why}; nothing was written", file=k.path, code=Code.CONVERSION))
                 continue
-            was = rendering(before)
+            was = rendering(before, checks or CHECKS)
             if was is None:
                 results.append(Result("does not render before the conversion, so it is not checked",
                                       severity=Severity.WARNING, file=k.path, code=Code.NOTE))
-            elif rendering(after) != was:
+            elif rendering(after, checks or CHECKS) != was:
                 results.append(Result("builds, but renders differently once converted; nothing was written",
                                       file=k.path, code=Code.CONVERSION))
     return results

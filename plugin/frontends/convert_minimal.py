@@ -21,7 +21,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from plugin.frontends.convert_check import DEFAULTS, Rendering, readers, rendering
+from plugin.frontends.convert_check import CHECKS, DEFAULTS, Check, Rendering, readers, rendering
 from renderer.gocompat.gojson import go_json
 
 # The kinds the render turns into workloads (the others pass through it as they are).
@@ -32,15 +32,18 @@ PRESERVATION_KEYS = ("nvidia.com/dgd-spec", "nvidia.com/dcd-spec", "nvidia.com/d
 UNCHECKED = "unchecked"
 
 
-def minimise(original: dict[str, Any], stored: dict[str, Any], context: Sequence[Any]) -> tuple[dict[str, Any], list[str]]:
+def minimise(
+    original: dict[str, Any], stored: dict[str, Any], context: Sequence[Any], checks: Sequence[Check] = CHECKS
+) -> tuple[dict[str, Any], list[str]]:
     """``stored`` without the parts the render of ``original`` does not need, and what was kept, in words.
 
-    ``context`` is the other objects of the file (the render may read them as cluster facts).
+    ``context`` is the other objects of the file (the render may read them as cluster facts);
+    ``checks`` the configurations the render is compared under (``convert_check``).
     When ``original`` does not render, nothing can be checked and ``stored`` is returned as it is.
     """
     if "status" not in stored and not any(k in _annotations(stored) for k in PRESERVATION_KEYS) and not _reorderable(original, stored):
         return stored, []
-    target = rendering([*context, original])
+    target = rendering([*context, original], checks)
     if target is None:
         if stored.get("kind") in RENDERED_KINDS and "status" in stored:
             # the render never reads a graph's or component's status, and the API server ignores it on create
@@ -50,7 +53,7 @@ def minimise(original: dict[str, Any], stored: dict[str, Any], context: Sequence
         return stored, [UNCHECKED]
 
     def same(candidate: dict[str, Any]) -> bool:
-        return rendering([*context, candidate]) == target
+        return rendering([*context, candidate], checks) == target
 
     if not same(stored):
         return stored, ["written as stored: it renders differently from the input"]
@@ -79,15 +82,17 @@ def minimise(original: dict[str, Any], stored: dict[str, Any], context: Sequence
         current = _with_annotation(current, key, go_json(pruned))
         fields = ", ".join(_leaves(pruned.get("spec", pruned) if isinstance(pruned, dict) else pruned)) or "its version"
         line = f"keeps {key} with {fields}: v1beta1 has no field for them, and the render reads them"
-        where = _read_where(pruned, lambda d: rendering([*context, _with_annotation(current, key, go_json(d))]), target)
-        kept.append(f"{line} ({where})" if where else line)
+        where = _read_where(pruned, lambda d: rendering([*context, _with_annotation(current, key, go_json(d))], checks), target,
+                            checks)
+        notes = "; ".join(note for note in (where, *_effects(pruned)) if note)
+        kept.append(f"{line} ({notes})" if notes else line)
     current, order = _user_order(original, current, same)
     if order:
         kept.append(order)
     return current, kept
 
 
-def _read_where(pruned: Any, render: Callable[[Any], Rendering | None], target: Rendering) -> str:
+def _read_where(pruned: Any, render: Callable[[Any], Rendering | None], target: Rendering, checks: Sequence[Check]) -> str:
     """For each kept member that only some configurations read, which ones (empty when the defaults read them all).
 
     A member the Helm defaults do not read is kept because another operator configuration or
@@ -107,10 +112,28 @@ def _read_where(pruned: Any, render: Callable[[Any], Rendering | None], target: 
     for label, path in members:
         trial = copy.deepcopy(pruned)
         del _get(trial, path[:-1])[path[-1]]
-        who = readers(target, render(trial))
+        who = readers(target, render(trial), checks)
         if who and DEFAULTS not in who:
             notes.append(f"{label} is read under {' and under '.join(who)}")
     return "; ".join(notes)
+
+
+# What removing a kept member does to the running objects, for the members whose every read is
+# known (renderer.conversion.alpha_view): a component's preserved ``dynamoNamespace`` is the
+# value of its ``nvidia.com/dynamo-namespace`` label on the workload's pod template.
+# Mirrors: internal/dynamo/v1beta1_helpers.go GetDCDDynamoNamespace (read by the DCD renderer's
+# generatePodTemplateSpec).
+EFFECTS = {
+    "dynamoNamespace": "rolls every pod: the nvidia.com/dynamo-namespace pod label changes",
+}
+
+
+def _effects(pruned: Any) -> list[str]:
+    """``removing <member> <effect>`` for each kept top-level member ``EFFECTS`` knows."""
+    spec = pruned.get("spec") if isinstance(pruned, dict) else None
+    if not isinstance(spec, dict):
+        return []
+    return [f"removing {name} {effect}" for name, effect in EFFECTS.items() if name in spec]
 
 
 def _annotations(obj: dict[str, Any]) -> dict[str, Any]:

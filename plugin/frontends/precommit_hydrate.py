@@ -42,8 +42,10 @@ import contextlib
 import re
 import os
 import shlex
+import shutil
 import subprocess
-from collections.abc import Sequence
+import sys
+from collections.abc import Mapping, Sequence
 from renderer.records import dataclass
 from typing import TextIO
 
@@ -510,9 +512,24 @@ def run(source: str, output: str, fix: bool, tracked_only: bool, keep_sources: b
     documents = print_diffs(changes, stdout)
     stdout.write(
         f"{documents} document(s) in {len(changes)} file(s) under {_posix(output)} differ from a fresh render; "
-        f"run: dynamo-render hydrate-check --fix {shlex.join(_rerun_arguments(source, output, tracked_only, keep_sources, args))}\n"
+        f"run: {fix_program(os.environ)} hydrate-check --fix "
+        f"{shlex.join(_rerun_arguments(source, output, tracked_only, keep_sources, args))}\n"
     )
     return 1
+
+
+def fix_program(env: Mapping[str, str]) -> str:
+    """The command that runs dynamo-render where the ``--fix`` hint is read.
+
+    Run as a pre-commit hook (pre-commit sets ``PRE_COMMIT``), the ``dynamo-render`` script lives
+    in pre-commit's own environment and is on no one's PATH; nor is it when this run started
+    some other way and PATH has none. Then the hint names the interpreter of this run with the
+    module (``-I``: the installed package, never a ``plugin`` folder of the working tree), which
+    works from the same shell whatever PATH holds. Otherwise the script on PATH.
+    """
+    if env.get("PRE_COMMIT") or shutil.which("dynamo-render", path=env.get("PATH", "")) is None:
+        return f"{shlex.quote(sys.executable)} -I -m plugin"
+    return "dynamo-render"
 
 
 def _rerun_arguments(source: str, output: str, tracked_only: bool, keep_sources: bool, args: OptionValues) -> list[str]:

@@ -340,6 +340,33 @@ def test_a_problem_in_a_later_document_of_a_built_app_names_its_line_in_the_sour
     assert (validated.returncode, validated.stdout) == (1, f"{place} [error] {message}\n")
 
 
+@pytest.mark.parametrize("kind,generator", [("ConfigMap", "configMapGenerator"), ("Secret", "secretGenerator")])
+def test_a_problem_in_a_generated_object_names_the_generator_entry_s_line(
+    apps: Path, kustomize_path: str, kind: str, generator: str
+) -> None:
+    """Issue 40 §5: an object kustomize generated is placed at the entry that made it, not at the kustomization's start.
+
+    The overlay renames it (``namePrefix``) and kustomize appends the content hash; the entry is
+    still found by the name the generated one holds.
+    """
+    base = (
+        "resources:\n  - dgd.yaml\n"
+        f"{generator}:\n"
+        "  - name: settings\n    literals:\n      - a=b\n"
+        "  - name: settings-extra\n    options:\n      labels:\n        \"bad label!\": x\n    literals:\n      - c=d\n"
+    )
+    (apps / "apps" / "base" / "kustomization.yaml").write_text(base)
+    (apps / "apps" / "prod" / "kustomization.yaml").write_text("namespace: prod\nnamePrefix: eu-\nresources:\n  - ../base\n")
+    place = f"apps/base/kustomization.yaml:{line_of(base, '  - name: settings-extra')}:"
+    rendered = run(["render", "apps/prod"], apps, kustomize_path)
+    assert rendered.returncode == 1
+    [line] = [line for line in rendered.stderr.splitlines() if "[error]" in line]
+    assert line.startswith(f"{place} [error] {kind}/eu-settings-extra-"), rendered.stderr
+    assert "invalid label key" in line
+    validated = run(["validate", "apps/prod/kustomization.yaml"], apps, kustomize_path)
+    assert validated.returncode == 1 and validated.stdout.startswith(f"{place} [error] {kind}/eu-settings-extra-"), validated.stdout
+
+
 def test_an_app_that_asks_for_origin_annotations_keeps_them(apps: Path, kustomize_path: str) -> None:
     (apps / "apps" / "base" / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n")
     (apps / "apps" / "base" / "kustomization.yaml").write_text("resources: [dgd.yaml, cm.yaml]\n")

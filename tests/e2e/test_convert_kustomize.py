@@ -14,6 +14,7 @@ env, volumes and tolerations silently gone.
 from __future__ import annotations
 
 import csv
+import json
 import os
 import shutil
 import subprocess
@@ -21,6 +22,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.tools import standalone_kustomize
 
@@ -173,3 +175,68 @@ def test_a_kustomization_that_would_build_differently_stops_the_run(tmp_path: Pa
     assert done.returncode == 1, done.stderr
     assert f"{base}/kustomization.yaml: [error]: no longer builds once converted" in done.stderr
     assert snapshot(tmp_path) == before
+
+
+def objects(stream: str) -> list[str]:
+    """The stream's objects as sorted JSON lines (their order aside)."""
+    return sorted(json.dumps(doc, sort_keys=True) for doc in yaml.safe_load_all(stream) if doc)
+
+
+V1BETA1_DCD = """\
+apiVersion: nvidia.com/v1beta1
+kind: DynamoComponentDeployment
+metadata:
+  name: chat-frontend
+  namespace: llm
+spec:
+  name: Frontend
+  type: frontend
+  replicas: 1
+  podTemplate:
+    spec:
+      containers:
+      - name: main
+        image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.4.0
+"""
+
+V1ALPHA1_DCD = """\
+apiVersion: nvidia.com/v1alpha1
+kind: DynamoComponentDeployment
+metadata:
+  name: chat-router
+  namespace: llm
+spec:
+  serviceName: Router
+  componentType: frontend
+  replicas: 1
+  extraPodSpec:
+    mainContainer:
+      image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.4.0
+"""
+
+
+@pytest.mark.parametrize("name", ["chat-frontend", "chat-router"], ids=["v1beta1-base", "v1alpha1-base"])
+def test_a_version_less_dcd_replicas_patch_is_not_refused_and_builds_as_before(tmp_path: Path, name: str) -> None:
+    """A JSON 6902 patch on ``/spec/replicas`` with a target of no version applies to both shapes alike.
+
+    The tree's v1alpha1 DCD is converted; the patch (on the v1beta1 base, or on the v1alpha1 one
+    that is converted) still applies, and the build renders as before.
+    """
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "frontend.yaml").write_text(V1BETA1_DCD)
+    (app / "router.yaml").write_text(V1ALPHA1_DCD)
+    (app / "replicas.json").write_text('[{"op": "replace", "path": "/spec/replicas", "value": 3}]\n')
+    (app / "kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - frontend.yaml\n  - router.yaml\n"
+        f"patches:\n  - path: replicas.json\n    target:\n      group: nvidia.com\n      kind: DynamoComponentDeployment\n"
+        f"      name: {name}\n"
+    )
+    before = build(app)
+    assert "replicas: 3" in before
+    done = convert("--in-place", app)
+    assert done.returncode == 0, done.stderr
+    assert "nvidia.com/v1beta1" in (app / "router.yaml").read_text()
+    after = build(app)
+    # kustomize orders a build by apiVersion too, so the converted DCD moves: compare the objects
+    assert objects(render(after)) == objects(render(before))

@@ -320,3 +320,26 @@ def test_git_commit_is_blocked_until_the_rendered_output_is_staged(
     row = _line_of(WORKER, "replicas:")
     assert f"deploy/worker.yaml:{row}: [error] DynamoComponentDeployment/worker spec.replicas: must be >= 0 (got -2) [schema]" in out.splitlines()
     assert _git(repo, "log", "--format=%s") == "two replicas\nsources\n"
+
+
+def test_the_fix_hint_of_the_hook_runs_from_a_shell_without_dynamo_render(
+    tmp_path: Path, hook_repo: tuple[Path, str], pre_commit_home: Path
+) -> None:
+    """The hint's command works where the hook's output is read: no ``dynamo-render`` on PATH there."""
+    hooks = "      - id: dynamo-hydrate-check\n        args: [deploy, rendered]\n"
+    repo = _user_repo(tmp_path / "hint", _hook_config(hook_repo, hooks), {"deploy/worker.yaml": WORKER.format(replicas=1)})
+    _render_to("deploy", "rendered", repo)
+    (repo / "deploy" / "worker.yaml").write_text(WORKER.format(replicas=2))
+    _git(repo, "add", "-A")
+    check = _pre_commit(repo, pre_commit_home, "--all-files")
+    assert check.returncode == 1, check.stdout + check.stderr
+    [hint] = [line for line in check.stdout.splitlines() if "differ from a fresh render; run: " in line]
+    command = hint.split("; run: ", 1)[1]
+    assert "hydrate-check --fix --tracked-only deploy rendered" in command, command
+    shell = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
+    assert subprocess.run(["sh", "-c", "command -v dynamo-render"], env=shell, check=False).returncode != 0
+    fix = subprocess.run(["sh", "-c", command], cwd=repo, env=shell, check=False, capture_output=True, text=True)
+    assert fix.returncode == 1 and "wrote rendered/worker.yaml" in fix.stdout, fix.stdout + fix.stderr
+    _git(repo, "add", "-A")
+    again = _pre_commit(repo, pre_commit_home, "--all-files")
+    assert again.returncode == 0, again.stdout + again.stderr

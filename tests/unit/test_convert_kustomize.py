@@ -15,8 +15,11 @@ OPS = '[{"op": "replace", "path": "/spec/services/W/replicas", "value": 3}]'
 CASES = {
     "patches-target-v1alpha1": ("patches:\n- path: p.yaml\n  target: {group: nvidia.com, version: v1alpha1, kind: DynamoGraphDeployment}\n",
                                 "patches[0]", "targets DynamoGraphDeployment with version: v1alpha1"),
-    "patches-target-no-version": ("patches:\n- path: p.yaml\n  target: {kind: DynamoComponentDeployment}\n",
-                                  "patches[0]", "targets DynamoComponentDeployment with no version"),
+    "patches-target-no-version-alpha-object": ("patches:\n- path: p.yaml\n  target: {kind: DynamoComponentDeployment}\n",
+                                               "patches[0]", "is a nvidia.com/v1alpha1 DynamoGraphDeployment patch"),
+    "patches-target-no-version-alpha-ops": ("patches:\n- target: {kind: DynamoComponentDeployment}\n  patch: "
+                                            "'[{\"op\": \"add\", \"path\": \"/spec/envs/-\", \"value\": {\"name\": \"A\"}}]'\n",
+                                            "patches[0]", "changes spec.envs, the v1alpha1 shape"),
     "patches-no-target-alpha-object": ("patches:\n- path: p.yaml\n", "patches[0]",
                                        "is a nvidia.com/v1alpha1 DynamoGraphDeployment patch"),
     "patches-inline-ops-on-services": (f"patches:\n- target: {{name: g}}\n  patch: '{OPS}'\n", "patches[0]",
@@ -55,6 +58,41 @@ def test_patches_for_v1beta1_or_other_kinds_are_not_refused(tmp_path: Path, body
     write_tree(tmp_path, body, BETA_PATCH)
     kustomizations, _ = find_kustomizations([str(tmp_path)])
     assert refusals(kustomizations) == []
+
+
+REPLICAS_OPS = '[{"op": "replace", "path": "/spec/replicas", "value": 3}]'
+BETA_DCD_PATCH = "apiVersion: nvidia.com/v1beta1\nkind: DynamoComponentDeployment\nmetadata:\n  name: c\nspec:\n  replicas: 2\n"
+
+
+@pytest.mark.parametrize("body,patch", [
+    ("patchesJson6902:\n- path: ops.json\n  target: {group: nvidia.com, kind: DynamoComponentDeployment, name: c}\n", ""),
+    (f"patches:\n- target: {{kind: DynamoComponentDeployment, name: c}}\n  patch: '{REPLICAS_OPS}'\n", ""),
+    ("patches:\n- path: p.yaml\n  target: {kind: DynamoComponentDeployment}\n", BETA_DCD_PATCH),
+], ids=["json6902-file", "inline-ops", "strategic-merge-v1beta1"])
+def test_a_version_less_dcd_patch_of_fields_both_shapes_share_is_not_refused(tmp_path: Path, body: str, patch: str) -> None:
+    """A target without a version matches the converted object too; ``/spec/replicas`` is a field of both shapes."""
+    write_tree(tmp_path, body, patch or BETA_DCD_PATCH)
+    (tmp_path / "ops.json").write_text(REPLICAS_OPS)
+    kustomizations, _ = find_kustomizations([str(tmp_path)])
+    assert refusals(kustomizations) == []
+
+
+@pytest.mark.parametrize("body,patch,why", [
+    ("patches:\n- path: p.yaml\n  target: {group: nvidia.com, version: v1alpha1, kind: DynamoComponentDeployment}\n",
+     BETA_DCD_PATCH, "targets DynamoComponentDeployment with version: v1alpha1"),
+    ("patches:\n- path: p.yaml\n  target: {kind: DynamoComponentDeployment}\n",
+     BETA_DCD_PATCH.replace("  replicas: 2\n", "  extraPodSpec:\n    mainContainer:\n      image: x:1\n"),
+     "changes spec.extraPodSpec, the v1alpha1 shape"),
+    ("patchesStrategicMerge:\n- p.yaml\n", BETA_DCD_PATCH.replace("v1beta1", "v1alpha1"),
+     "is a nvidia.com/v1alpha1 DynamoComponentDeployment patch"),
+], ids=["target-v1alpha1", "version-less-alpha-field", "alpha-object"])
+def test_a_refusal_for_a_dcd_names_the_dcd_shape_never_spec_services(tmp_path: Path, body: str, patch: str, why: str) -> None:
+    write_tree(tmp_path, body, patch)
+    kustomizations, _ = find_kustomizations([str(tmp_path)])
+    (result,) = refusals(kustomizations)
+    assert why in result.message, result.message
+    assert "spec.services" not in result.message and "spec.components" not in result.message, result.message
+    assert "spec.podTemplate" in result.message, result.message
 
 
 def test_a_file_named_alone_finds_the_kustomization_beside_and_above_it(tmp_path: Path) -> None:

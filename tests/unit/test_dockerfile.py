@@ -100,6 +100,7 @@ def image_problem(image: str) -> str | None:
     [
         ("python:3.12.11-slim-bookworm", True),
         ("python@sha256:" + "0" * 64, True),
+        ("python:3.12.11-slim-bookworm@sha256:" + "0" * 64, True),
         ("python:latest", False),
         ("python", False),
         ("registry:5000/python", False),

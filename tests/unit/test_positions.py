@@ -209,3 +209,32 @@ def test_convert_leaves_a_chart_out_with_one_warning(chart_repo: Path, in_place:
     assert code == 0, err.getvalue()
     (line,) = err.getvalue().splitlines()
     assert line.startswith(f"deploy/charts/llm/Chart.yaml: [warning]: deploy/charts/llm {CHART_MESSAGE}")
+
+
+GENERATORS = """\
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+configMapGenerator:
+  - name: settings
+    literals: [a=b]
+  - name: settings-extra
+    literals: [c=d]
+secretGenerator:
+  - name: settings
+    literals: [k=v]
+"""
+
+
+@pytest.mark.parametrize("kind,name,line", [
+    ("ConfigMap", "settings-4h2mbtbbt6", 4),
+    ("ConfigMap", "settings-extra", 6),
+    ("ConfigMap", "eu-settings-extra-5k2h8f9gmb", 6),
+    ("Secret", "eu-settings-ftgtgc4t9f", 9),
+    ("ConfigMap", "unrelated", 1),
+], ids=["hashed", "no-hash", "prefixed-and-hashed", "secret", "no-entry"])
+def test_a_generated_object_is_placed_at_its_generator_entry(kind: str, name: str, line: int) -> None:
+    from plugin.yamlio.lines import LineIndex
+
+    result = Result("bad", resource=ResourceRef("v1", kind, name, "prod"), file="kustomization.yaml", index=0,
+                    field="metadata.labels[x]")
+    assert LineIndex(GENERATORS).line(result) == line

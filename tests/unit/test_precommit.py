@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import sys
 import subprocess
 import textwrap
 from pathlib import Path
@@ -365,8 +366,14 @@ def _hydrate(*argv: str) -> tuple[int, str]:
 
 @pytest.fixture
 def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A repository-like folder with sources under deploy/, used as the working directory."""
+    """A repository-like folder with sources under deploy/, used as the working directory.
+
+    Run from a shell whose PATH has the ``dynamo-render`` script, outside pre-commit: the hint
+    names the script (``fix_program``).
+    """
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
+    monkeypatch.delenv("PRE_COMMIT", raising=False)
     _write(tmp_path / "deploy" / "apps" / "worker.yaml", WORKER.format(replicas=1))
     _write(
         tmp_path / "deploy" / "apps" / "model.yaml",
@@ -816,3 +823,17 @@ def test_hunks_are_grouped_as_difflib_groups_them() -> None:
         b = [rng.choice("abcde") if rng.random() < 0.3 else x for x in a] + [rng.choice("xy") for _ in range(rng.randrange(0, 3))]
         matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
         assert hydrate_diff._grouped(matcher.get_opcodes(), 3) == list(matcher.get_grouped_opcodes(3)), (a, b)
+
+
+@pytest.mark.parametrize("env,program", [
+    ({"PATH": os.path.dirname(sys.executable)}, "dynamo-render"),
+    ({"PATH": os.path.dirname(sys.executable), "PRE_COMMIT": "1"}, "-I -m plugin"),
+    ({"PATH": "/nonexistent"}, "-I -m plugin"),
+], ids=["script-on-path", "under-pre-commit", "no-script-on-path"])
+def test_the_fix_hint_names_a_command_that_runs_where_it_is_read(env: dict[str, str], program: str) -> None:
+    from plugin.frontends.precommit_hydrate import fix_program
+
+    got = fix_program(env)
+    assert got.endswith(program)
+    if program != "dynamo-render":
+        assert got.startswith(sys.executable.replace("'", "")) or got.startswith("'")
