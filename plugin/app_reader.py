@@ -46,7 +46,7 @@ from plugin.files import (
     HELM_CHART_FILE,
     KUSTOMIZATION_FILES,
     find_kustomization as find_kustomization,
-    MAX_OBJECTS,
+    ObjectBudget,
     Source,
     decode,
     load_sources,
@@ -165,8 +165,10 @@ def _run(command: Sequence[str], cwd: str, env: Mapping[str, str], timeout: floa
     return proc, ""
 
 
-def kustomize_build(folder: str, kustomization: str, env: Mapping[str, str], show: Show) -> Build:
+def kustomize_build(folder: str, kustomization: str, env: Mapping[str, str], show: Show, budget: ObjectBudget | None = None) -> Build:
     """The objects ``kustomize build`` makes of ``folder``, each named by the file it came from.
+
+    The build's objects are counted against ``budget`` (the run's object limit) while they are read.
 
     Why: Argo CD builds a folder holding a kustomization instead of reading its files, and every
     front end must read an app as Argo CD does. The build runs with the given environment and
@@ -223,9 +225,12 @@ def kustomize_build(folder: str, kustomization: str, env: Mapping[str, str], sho
     text, problems = decode(proc.stdout, display)
     if text is None:
         return Build([], problems, {})
-    documents, problems = load_documents(text, display)
-    if len(documents) > MAX_OBJECTS:
-        return Build([], [too_many_objects(MAX_OBJECTS, display)], {})
+    budget = budget if budget is not None else ObjectBudget()
+    counted, problems = budget.read(text, display)
+    if counted is None:
+        # the build's output is no file of the repository: the error names the kustomization
+        return Build([], [too_many_objects(budget.limit, display)], {})
+    documents = counted
     if problems:
         return Build([], problems, {})
     return _named_by_origin(documents, base, display, show, strip=not own_origins)
@@ -351,12 +356,17 @@ def split_apps(found: Sequence[tuple[str, str]], show: Show) -> tuple[list[tuple
     return apps, notes
 
 
-def build_apps(apps: Sequence[tuple[str, str]], env: Mapping[str, str], show: Show) -> tuple[list[Build], list[Result]]:
-    """Build each app folder; its problems are collected."""
+def build_apps(
+    apps: Sequence[tuple[str, str]], env: Mapping[str, str], show: Show, budget: ObjectBudget | None = None
+) -> tuple[list[Build], list[Result]]:
+    """Build each app folder; its problems are collected. Past the run's object limit (``budget``) no more is built."""
     builds: list[Build] = []
     results: list[Result] = []
+    budget = budget if budget is not None else ObjectBudget()
     for folder, kustomization in apps:
-        built = kustomize_build(folder, kustomization, env, show)
+        if budget.left < 0:
+            break
+        built = kustomize_build(folder, kustomization, env, show, budget)
         results.extend(built.results)
         builds.append(built)
     return builds, results
@@ -408,11 +418,13 @@ def app_documents(
     raw files and stdin as read, and the source files of built objects, for line numbers.
     """
     sources, apps, results = read_paths(paths, env, show, raw=raw, skip=skip)
-    documents, problems = load_sources(sources)
+    # one object limit for the run: the raw files and every build count against it
+    budget = ObjectBudget()
+    documents, problems = load_sources(sources, budget)
     results.extend(problems)
     documents, problems = drop_non_manifests(documents, {source.name for source in sources if source.found})
     results.extend(problems)
-    builds, problems = build_apps(apps, env, show)
+    builds, problems = build_apps(apps, env, show, budget)
     results.extend(problems)
     texts = {source.name: source.text for source in sources}
     for built in builds:

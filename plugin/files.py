@@ -74,9 +74,11 @@ def limit_text(size: int) -> str:
 MAX_OBJECTS = 100_000
 
 
-def too_many_objects(limit: int = MAX_OBJECTS, file: str = "") -> Result:
-    """The one-line error for an input past the object limit."""
-    return Result(f"the input holds more than {limit:,} objects, the limit per run; split it into several runs", file=file, code=Code.INPUT)
+def too_many_objects(limit: int = MAX_OBJECTS, file: str = "", index: int | None = None) -> Result:
+    """The one-line error for an input past the object limit; ``index``: the document of the first object past it."""
+    return Result(
+        f"the input holds more than {limit:,} objects, the limit per run; split it into several runs", file=file, index=index, code=Code.INPUT
+    )
 
 
 class ObjectBudget:
@@ -91,13 +93,26 @@ class ObjectBudget:
         self.left -= count
         return too_many_objects(self.limit, file) if self.left < 0 else None
 
-    def load(self, source: Source) -> tuple[list[Document] | None, list[Result]]:
-        """A source's documents, counted; ``None`` (with the error) once the run is past the limit."""
-        documents, problems = load_documents(source.text, source.name)
-        over = self.take(len(documents), source.name)
+    def count(self, documents: list[Document], file: str) -> Result | None:
+        """Count a file's documents; the error, at the document of the first object past the limit, once the run is past it."""
+        left = self.left
+        over = self.take(len(documents), file)
+        if over is None:
+            return None
+        return too_many_objects(self.limit, file, documents[left].index if 0 <= left < len(documents) else None)
+
+    def read(self, text: str, file: str) -> tuple[list[Document] | None, list[Result]]:
+        """A text's documents, counted while they are read (the text is parsed only up to the
+        first object past the limit); ``None`` (with the error) once the run is past the limit."""
+        documents, problems = load_documents(text, file, limit=max(self.left, 0))
+        over = self.count(documents, file)
         if over is not None:
             return None, [*problems, over]
         return documents, problems
+
+    def load(self, source: Source) -> tuple[list[Document] | None, list[Result]]:
+        """A source's documents, counted (``read``)."""
+        return self.read(source.text, source.name)
 
 
 _SPECIAL_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),

@@ -33,6 +33,7 @@ from plugin.app_reader import (
 from plugin.files import (
     HELM_CHART_FILE,
     LOCAL_CONFIG_ANNOTATION,
+    ObjectBudget,
     is_within as _is_within,
     load_sources,
     read_files,
@@ -141,11 +142,13 @@ def collect_documents(
     sources, problems = read_files(files)
     results.extend(problems)
     texts.update((source.name, source.text) for source in sources)
-    documents, problems = load_sources(sources)
+    # one object limit for the run: the files and every build count against it
+    budget = ObjectBudget()
+    documents, problems = load_sources(sources, budget)
     results.extend(problems)
     documents, problems = drop_non_manifests(documents, {source.name for source in sources if source.found})
     results.extend(problems)
-    builds, problems = build_apps(apps, env, tree.display)
+    builds, problems = build_apps(apps, env, tree.display, budget)
     results.extend(problems)
     for built in builds:
         documents.extend(built.documents)

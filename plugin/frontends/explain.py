@@ -327,6 +327,9 @@ def explain(
         return None, [Result(f"{target.kind}/{target.name} has no field {field_prefix}", field="--field", code=Code.INPUT)]
     source_index = _source_of(documents, renderer, position, target)
     fields = input_fields(documents, source_index, renderer, operator_file)
+    needed = sum(1 for f in fields for _ in mutations(f.value))
+    if needed > MAX_RENDERS:
+        return None, [budget_exceeded(needed, len(fields))]
     effects: dict[tuple[Step, ...], list[Field]] = {steps: [] for steps in before}
     unresolved: list[Field] = []
     for field in fields:
@@ -356,6 +359,23 @@ def explain(
         for f in unresolved
     ]
     return (obj, entries), notes
+
+
+# The budget of one explain run (docs/explain.md "Budget"): at most this many perturbed renders of
+# the bundle, counted before the first one runs. Each render costs time in proportion to the
+# bundle, and the number of renders grows with its input fields, so an unbounded run grows with
+# the square of the input (an 18 KB DGD took about a minute, a 711 KB one never finished).
+MAX_RENDERS = 2_000
+
+
+def budget_exceeded(needed: int, fields: int) -> Result:
+    """The one-line error for a request past the render budget, saying how to narrow it."""
+    return Result(
+        f"explaining this object needs {needed:,} renders (one per change of {fields:,} input fields), more than the budget "
+        f"of {MAX_RENDERS:,}; explain a smaller bundle: the one DCD or DGD that renders the object (a DGD with fewer components), "
+        "with only the cluster-state objects it reads",
+        field="--object", code=Code.INPUT,
+    )
 
 
 def _sort_key(steps: tuple[Step, ...]) -> tuple[tuple[int, str, int], ...]:

@@ -313,8 +313,13 @@ class Document:
     index: int
 
 
-def load_documents(text: str, file: str) -> tuple[list[Document], list[Result]]:
+def load_documents(text: str, file: str, limit: int | None = None) -> tuple[list[Document], list[Result]]:
     """Every non-empty document of a YAML stream (or a JSON stream); a broken stream is one error.
+
+    With ``limit`` (what is left of a run's object limit) reading stops as soon as more than
+    ``limit`` objects were read: the caller reports the limit, and the rest of the stream is
+    never parsed (a 62 MB stream of a million one-line documents would otherwise cost minutes
+    and gigabytes before the count is known).
 
     Documents are indexed from 0 in stream order (empty documents count, as kubectl's do not
     matter for identity but keep indexes aligned with what editors show). Text that is not YAML
@@ -325,7 +330,7 @@ def load_documents(text: str, file: str) -> tuple[list[Document], list[Result]]:
     if text.lstrip(" \t\r\n")[:1] == "{":
         # kubectl's YAMLOrJSONDecoder reads a stream that starts with "{" as JSON (no NaN, no
         # YAML scalars); one that is not valid JSON is still tried as YAML below.
-        docs, problems = load_json_stream(text, file)
+        docs, problems = load_json_stream(text, file, limit)
         if not problems or not problems[0].message.startswith("invalid JSON at line"):
             return docs, problems
     docs = []
@@ -333,12 +338,13 @@ def load_documents(text: str, file: str) -> tuple[list[Document], list[Result]]:
     try:
         for obj in yaml.load_all(text, Loader=Loader):
             if obj is not None:
-                for item in _flatten_lists(obj):
-                    docs.append(Document(item, file, index))
+                docs.extend(Document(item, file, index) for item in _flatten_lists(obj))
+                if limit is not None and len(docs) > limit:
+                    break
             index += 1
     except yaml.YAMLError as err:
         if text.lstrip()[:1] in ("{", "["):
-            return load_json_stream(text, file)
+            return load_json_stream(text, file, limit)
         return docs, [Result(yaml_message(err), file=file, index=index, code=Code.INPUT)]
     except RecursionError:
         return docs, [Result("document nesting is too deep", file=file, index=index, code=Code.INPUT)]
@@ -396,8 +402,10 @@ def _clean_json(value: Any, depth: int = 1) -> Any:
     return value
 
 
-def load_json_stream(text: str, file: str) -> tuple[list[Document], list[Result]]:
+def load_json_stream(text: str, file: str, limit: int | None = None) -> tuple[list[Document], list[Result]]:
     """Every value of a stream of JSON values (objects one after another, as kubectl reads them).
+
+    With ``limit``, reading stops once more than ``limit`` objects were read (``load_documents``).
 
     Mirrors: k8s.io/apimachinery/pkg/util/yaml YAMLOrJSONDecoder (a JSON stream),
     encoding/json (an unpaired surrogate escape becomes U+FFFD).
@@ -420,6 +428,8 @@ def load_json_stream(text: str, file: str) -> tuple[list[Document], list[Result]
             return docs, [Result(f"document nesting is too deep (more than {MAX_DEPTH} levels)", file=file, index=index, code=Code.INPUT)]
         if value is not None:
             docs.extend(Document(item, file, index) for item in _flatten_lists(value))
+            if limit is not None and len(docs) > limit:
+                return docs, []
         index += 1
 
 

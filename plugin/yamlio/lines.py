@@ -12,9 +12,10 @@ Field paths are the renderer's JSON-path strings: ``spec.podTemplate.spec.contai
 
 from __future__ import annotations
 
+import copy
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TextIO
 
 import yaml
@@ -24,31 +25,69 @@ from renderer.results import ResourceRef, Result, Severity
 
 
 class LineIndex:
-    """The composed documents of one file, for turning results into ``file:line`` lines."""
+    """The composed documents of one file, for turning results into ``file:line`` lines.
+
+    Documents are composed as far as a result needs them: a result about document N composes
+    the file up to the document after it, so a problem found early in a huge file (the object
+    limit, at its 100,001st object) costs what reading that far cost, not the whole file again.
+    """
 
     def __init__(self, text: str) -> None:
         self._text = text
-        self.documents: list[Any] = []
+        self._composed: list[Any] = []
+        self._stream: Iterator[Any] | None = yaml.compose_all(text, Loader=Loader)
         self._error_line: int | None = None
         # composing finds syntax errors; duplicate keys show only when constructing, later
         self._needs_load = False
-        try:
-            for node in yaml.compose_all(text, Loader=Loader):
-                self.documents.append(node)
-            self._needs_load = True
-        except yaml.YAMLError as err:
-            mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
-            self._error_line = int(mark.line) + 1 if mark is not None else None
-        except RecursionError:
-            pass
+
+    def _compose(self, count: int | None) -> None:
+        """Compose documents until ``count`` are known, or the stream ends or breaks (all: None)."""
+        while self._stream is not None and (count is None or len(self._composed) < count):
+            try:
+                node = next(self._stream)
+            except StopIteration:
+                self._stream = None
+                self._needs_load = True
+            except yaml.YAMLError as err:
+                self._stream = None
+                mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+                self._error_line = int(mark.line) + 1 if mark is not None else None
+            except RecursionError:
+                self._stream = None
+            else:
+                self._composed.append(node)
+
+    @property
+    def documents(self) -> list[Any]:
+        """Every document of the file, as far as it composes."""
+        self._compose(None)
+        return self._composed
+
+    def _document(self, index: int) -> Any:
+        """Document ``index`` (and the one after it composed, to see a break just past it), or None."""
+        self._compose(index + 2)
+        return self._composed[index] if 0 <= index < len(self._composed) else None
 
     @property
     def error_line(self) -> int | None:
         """Where the stream stops being readable: a syntax error, or a duplicate key."""
+        self._compose(None)
         if self._needs_load:
             self._error_line = _constructor_error_line(self._text)
             self._needs_load = False
         return self._error_line
+
+    def _error_in(self, index: int, document: Any) -> int | None:
+        """The line where the stream breaks, when it breaks inside document ``index`` (or just after it)."""
+        if self._stream is None and not self._needs_load:
+            error = self._error_line  # the stream broke within the documents composed so far
+        elif index + 1 < len(self._composed):
+            error = _constructor_error_line_of(document)  # composes beyond it: only a duplicate key can be in it
+        else:
+            error = self.error_line
+        if error is not None and document.start_mark.line < error <= document.end_mark.line + 1:
+            return error
+        return None
 
     def line(self, result: Result) -> int | None:
         """The 1-based line a result is about, or None when it names no place in this file.
@@ -62,11 +101,11 @@ class LineIndex:
         if result.resource is None and not result.field:
             # a problem with the file itself: where the YAML breaks, if it breaks in the document
             # it names (or it names none); else where that document starts
-            if result.index is None or result.index >= len(self.documents):
+            document = self._document(result.index) if result.index is not None else None
+            if result.index is None or document is None:
                 return self.error_line
-            document = self.documents[result.index]
-            error = self.error_line
-            if error is not None and document.start_mark.line < error <= document.end_mark.line + 1:
+            error = self._error_in(result.index, document)
+            if error is not None:
                 return error
         node = self._object_node(result)
         if node is None:
@@ -76,9 +115,7 @@ class LineIndex:
 
     def _object_node(self, result: Result) -> Any:
         if result.index is not None:
-            if not 0 <= result.index < len(self.documents):
-                return None
-            document = self.documents[result.index]
+            document = self._document(result.index)
             if document is None or _is_null(document):
                 return None
             if result.resource is not None:
@@ -102,6 +139,18 @@ def _constructor_error_line(text: str) -> int | None:
     try:
         for _ in yaml.load_all(text, Loader=Loader):
             pass
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        return int(mark.line) + 1 if mark is not None else None
+    except RecursionError:
+        return None
+    return None
+
+
+def _constructor_error_line_of(node: Any) -> int | None:
+    """Errors only construction finds, in one composed document (a copy: merge keys rewrite the nodes)."""
+    try:
+        Loader("").construct_document(copy.deepcopy(node))
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         return int(mark.line) + 1 if mark is not None else None

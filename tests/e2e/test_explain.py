@@ -210,3 +210,19 @@ def test_the_bundled_example_explains_in_one_run() -> None:
     out, err = io.StringIO(), io.StringIO()
     assert explain.run([str(ROOT / "examples/vllm-agg.yaml")], {}, out, err, target="Deployment/vllm-agg-decode") == 0, err.getvalue()
     assert "replicas: 2   ← spec.replicas (vllm-agg.yaml:25)" in out.getvalue()
+
+
+def test_a_request_past_the_render_budget_is_one_line_before_any_perturbed_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The budget is counted before the first perturbed render; a small one stands for a big input.
+    path = tmp_path / "probe.yaml"
+    path.write_text(DGD)
+    out = subprocess.run([DR, "render", str(path)], capture_output=True, text=True, cwd=ROOT)
+    name = next(d["metadata"]["name"] for d in yaml.safe_load_all(out.stdout) if d["kind"] == "Deployment" and "-decode" in d["metadata"]["name"])
+    monkeypatch.setattr(explain, "MAX_RENDERS", 10)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = explain.run([str(path)], given_values({}), stdout, stderr, target=f"Deployment/{name}")
+    assert code == 1 and stdout.getvalue() == ""
+    lines = stderr.getvalue().splitlines()
+    assert len(lines) == 1, lines
+    assert "renders (one per change of" in lines[0] and "more than the budget of 10;" in lines[0]
+    assert "explain a smaller bundle" in lines[0] and lines[0].endswith("[input]")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -122,3 +123,50 @@ def test_krm_stops_at_the_rendered_object_limit(monkeypatch: pytest.MonkeyPatch)
     returned = yaml.safe_load(out.getvalue())
     assert [i["metadata"]["name"] for i in returned["items"]] == ["one", "two"]
     assert "the input renders more than 3 objects, the limit per run" in err.getvalue()
+
+
+def one_line_documents(count: int) -> str:
+    """``count`` one-line documents: about 62 MB for a million, under the 64 MiB input limit."""
+    return "".join(f"--- {{apiVersion: v1, kind: ConfigMap, metadata: {{name: c{i}}}}}\n" for i in range(count))
+
+
+@pytest.mark.slow
+def test_cmp_stops_at_the_object_limit_of_a_million_one_line_documents(tmp_path: Path) -> None:
+    # Counted while reading: the CMP stops at the 100,001st object, within Argo CD's deadline
+    # (the Sidecar's timeout), instead of parsing 62 MB into objects first.
+    from tests.e2e.test_cmp import EXAMPLE_REPO, Sidecar, assert_failed
+
+    sidecar = Sidecar(tmp_path, EXAMPLE_REPO)
+    app = sidecar.repo / "apps" / "huge"
+    app.mkdir()
+    text = one_line_documents(1_000_000)
+    assert text.count("---") == 10 * files.MAX_OBJECTS and len(text) < files.MAX_FILE_BYTES
+    (app / "objects.yaml").write_text(text)
+    del text
+    run = sidecar.generate("apps/huge")
+    assert_failed(run, re.escape(f"apps/huge/objects.yaml:{files.MAX_OBJECTS + 1}: [error]: {LIMIT_LINE}"))
+    assert run.stderr.count("\n") == 2, run.stderr
+
+
+def test_the_limit_error_names_the_first_document_past_it() -> None:
+    budget = files.ObjectBudget(limit=3)
+    documents, problems = budget.read(one_line_documents(10), "objects.yaml")
+    assert documents is None
+    assert [(p.file, p.index, p.message) for p in problems] == [
+        ("objects.yaml", 3, "the input holds more than 3 objects, the limit per run; split it into several runs")
+    ]
+
+
+def test_reading_stops_at_the_first_object_past_the_limit() -> None:
+    from plugin.yamlio.codec import load_documents
+
+    # a broken document after the limit is never read
+    text = one_line_documents(5) + "--- {broken\n"
+    documents, problems = load_documents(text, "objects.yaml", limit=3)
+    assert [d.index for d in documents] == [0, 1, 2, 3] and problems == []
+    documents, problems = load_documents(text, "objects.yaml")
+    assert len(documents) == 5 and len(problems) == 1
+    # a JSON stream too
+    stream = "".join(json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}}) + "\n" for i in range(5))
+    documents, problems = load_documents(stream, "objects.json", limit=1)
+    assert [d.index for d in documents] == [0, 1] and problems == []
