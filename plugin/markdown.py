@@ -52,6 +52,15 @@ def cell(text: object) -> str:
     return code(text).replace("|", "\\|")
 
 
+# Our own words, with names from the manifests inside (a renamed component, a clique).
+_PROSE = re.compile(r"[A-Za-z0-9 .,:;'()/+=-]*")
+
+
+def prose_cell(text: str) -> str:
+    """A table cell of prose that may quote manifest values: as it is when nothing in it can be markup, else a code span."""
+    return text if _PROSE.fullmatch(text) else cell(text)
+
+
 def fenced(text: str) -> list[str]:
     """``text`` (many lines) as the lines of a fenced code block that no line in it can close."""
     lines = [visible(line) for line in text.split("\n")]

@@ -365,6 +365,11 @@ def _fill(cls: type[BaseModel], data: dict[str, Any], loc: tuple[Any, ...], erro
 _ANNOTATIONS: dict[tuple[str, str], Any] = {}
 
 
+def field_type(cls: type[BaseModel], name: str) -> Any:
+    """The declared type of field ``name`` of ``cls`` (its annotation, evaluated once per module)."""
+    return _annotation(cls, name)
+
+
 def _annotation(cls: type[BaseModel], name: str) -> Any:
     """The type of field ``name``, from the annotation of the class that declares it."""
     owner = next(k for k in cls.__mro__ if name in k.__dict__.get("__annotations__", {}))

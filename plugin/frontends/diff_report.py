@@ -8,8 +8,6 @@ per namespace where there are several, and the replaced workloads. ``-o json`` i
 
 from __future__ import annotations
 
-import re
-
 from plugin import markdown as _markdown
 from plugin.impact import WORKLOAD_KINDS, ADDED, CHANGED, REMOVED, REPLACED, ROLLED, SCALED, Change, Impact
 
@@ -90,7 +88,7 @@ def format_markdown(impact: Impact) -> str:
         lines += ["| action | object | GPUs | what happens |", "|---|---|---|---|"]
         for change in impact.changes:
             gpus = _gpu_delta(change) or "-"
-            lines.append(f"| {change.action} | {_markdown.cell(_target(change))} | {gpus} | {_prose_cell(_meaning(change))} |")
+            lines.append(f"| {change.action} | {_markdown.cell(_target(change))} | {gpus} | {_markdown.prose_cell(_meaning(change))} |")
         detailed = [c for c in impact.changes if c.pod_changes]
         if detailed:
             lines += ["", "#### What changes in the pods", ""]
@@ -100,16 +98,6 @@ def format_markdown(impact: Impact) -> str:
     lines.append("")
     lines.extend(_totals(impact, markdown=True))
     return "\n".join(lines) + "\n"
-
-
-# Our own words, with names from the manifests inside (a renamed component, a clique): printed
-# as they are only when nothing in them can be markup; otherwise as a code span.
-_PROSE = re.compile(r"[A-Za-z0-9 .,:;'()/+=-]*")
-
-
-def _prose_cell(text: str) -> str:
-    """A table cell of prose that may quote manifest values: plain when it is safe, else code (plugin/markdown.py)."""
-    return text if _PROSE.fullmatch(text) else _markdown.cell(text)
 
 
 def _totals(impact: Impact, markdown: bool) -> list[str]:

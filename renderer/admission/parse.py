@@ -296,7 +296,7 @@ def _fields_at(model: type[Any], loc: tuple[Any, ...]) -> list[str]:
     """The JSON names of the fields a model accepts at ``loc`` (list indexes and map keys skipped), for a "did you mean"."""
     import typing
 
-    from renderer.model import BaseModel, _annotation
+    from renderer.model import BaseModel, field_type
 
     current: Any = model
     for step in loc:
@@ -308,7 +308,7 @@ def _fields_at(model: type[Any], loc: tuple[Any, ...]) -> list[str]:
         if found is None:
             # a map key (a component or service name): the map's value type is already current's
             continue
-        current = _annotation(current, found)
+        current = field_type(current, found)
         # Optional[X], list[X], dict[str, X]: the model inside
         for _ in range(4):
             args = [a for a in typing.get_args(current) if a is not type(None)]
