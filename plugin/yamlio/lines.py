@@ -321,16 +321,7 @@ def with_line(result: Result, index: LineIndex | None) -> str:
 
 def places(results: Sequence[Result], texts: Mapping[str, str]) -> list[str]:
     """``place`` of each result; each file named by a result is composed at most once."""
-    indexes: dict[str, LineIndex] = {}
-    out: list[str] = []
-    for result in results:
-        index: LineIndex | None = None
-        if result.file in texts:
-            index = indexes.get(result.file)
-            if index is None:
-                index = indexes[result.file] = LineIndex(texts[result.file])
-        out.append(place(result, index))
-    return out
+    return [result.place() if line is None else f"{result.file}:{line}" for result, line in zip(results, _lines(results, texts))]
 
 
 def format_results(results: Sequence[Result], texts: Mapping[str, str]) -> list[str]:
